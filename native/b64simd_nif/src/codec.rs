@@ -1,0 +1,320 @@
+//! Base64 over simdutf: lengths, `encode_into`, `decode_into`. Plain Rust on
+//! slices, no NIF types, so `cargo test` covers all of it without a BEAM.
+//!
+//! simdutf implements WHATWG forgiving-base64; our contract is OTP's. The
+//! gaps (DESIGN.md section 7) are closed here, after simdutf succeeds, with
+//! checks that cost nothing unless the input contains whitespace or ends in
+//! an unpadded quantum. When simdutf fails, `scalar::decode` re-reads the
+//! input and gives the exact reason and offset.
+
+use crate::options::{Alphabet, DecodeOptions, EncodeOptions};
+use crate::scalar::{self, is_otp_whitespace, DecodeError};
+use simdutf::{Base64Options, ErrorCode, LastChunkHandlingOptions};
+
+/// Length of the Base64 encoding of `len` bytes, or `None` if it overflows.
+pub fn encoded_len(len: usize, padding: bool) -> Option<usize> {
+    let full = (len / 3).checked_mul(4)?;
+    let tail = match (len % 3, padding) {
+        (0, _) => 0,
+        (_, true) => 4,
+        (1, false) => 2,
+        (_, false) => 3,
+    };
+    full.checked_add(tail)
+}
+
+/// An upper bound on the decoded length of any `len` input bytes: every byte
+/// significant, no padding.
+pub fn maximal_decoded_len(len: usize) -> usize {
+    (len / 4) * 3 + [0, 0, 1, 2][len % 4]
+}
+
+fn encode_variant(opts: EncodeOptions) -> Base64Options {
+    match (opts.alphabet, opts.padding) {
+        (Alphabet::UrlSafe, true) => Base64Options::UrlWithPadding,
+        (Alphabet::UrlSafe, false) => Base64Options::Url,
+        (_, true) => Base64Options::Default,
+        (_, false) => Base64Options::DefaultNoPadding,
+    }
+}
+
+pub(crate) fn decode_variant(alphabet: Alphabet) -> Base64Options {
+    match alphabet {
+        Alphabet::Standard => Base64Options::Default,
+        Alphabet::UrlSafe => Base64Options::Url,
+        Alphabet::Any => Base64Options::DefaultOrUrl,
+    }
+}
+
+/// Encodes `input` into `output`, which must be exactly
+/// `encoded_len(input.len(), opts.padding)` bytes long.
+pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+    assert_eq!(Some(output.len()), encoded_len(input.len(), opts.padding));
+    if input.is_empty() {
+        return 0;
+    }
+    // SAFETY: `output` is exactly as long as simdutf's
+    // base64_length_from_binary for this input length and variant (checked
+    // above: our `encoded_len` is the RFC 4648 length, the same number); the
+    // slices cannot overlap since one is borrowed mutably.
+    unsafe {
+        simdutf::binary_to_base64(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr(),
+            encode_variant(opts),
+        )
+    }
+}
+
+/// Decodes `input` into `output`, which must hold at least
+/// `maximal_decoded_len(input.len())` bytes; returns the bytes written.
+pub fn decode_into(
+    input: &[u8],
+    opts: DecodeOptions,
+    output: &mut [u8],
+) -> Result<usize, DecodeError> {
+    assert!(output.len() >= maximal_decoded_len(input.len()));
+    if input.is_empty() {
+        return Ok(0);
+    }
+    // SAFETY: `output` holds maximal_decoded_len(len) bytes, which is at least
+    // simdutf's maximal_binary_length_from_base64 (that one also subtracts
+    // padding); input and output are distinct borrows.
+    let result = unsafe {
+        simdutf::base64_to_binary(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr(),
+            decode_variant(opts.alphabet),
+            LastChunkHandlingOptions::Loose,
+        )
+    };
+    if result.error != ErrorCode::Success {
+        return scalar::decode(input, opts, output);
+    }
+    let written = result.count;
+    check_what_simdutf_allows(input, written, opts)?;
+    Ok(written)
+}
+
+/// simdutf accepted `input` as forgiving-base64 decoding to `written` bytes.
+/// Reject what OTP's rules reject beyond that. Each of these can only come
+/// after the scan, so the order matches `scalar::decode`.
+fn check_what_simdutf_allows(
+    input: &[u8],
+    written: usize,
+    opts: DecodeOptions,
+) -> Result<(), DecodeError> {
+    check_skipped_bytes(input, written, opts, 0)?;
+    check_final_quantum(input, written, opts)
+}
+
+/// `piece` (at `offset` in the whole input) decoded to `written` bytes under
+/// simdutf, which skips WHATWG whitespace: `\t \n \f \r` and space. OTP
+/// rejects `\f`, and `whitespace => reject` rejects them all.
+pub fn check_skipped_bytes(
+    piece: &[u8],
+    written: usize,
+    opts: DecodeOptions,
+    offset: usize,
+) -> Result<(), DecodeError> {
+    if holds_no_whitespace(piece, written) {
+        return Ok(());
+    }
+    let found = if opts.reject_whitespace {
+        piece
+            .iter()
+            .position(|&b| is_otp_whitespace(b) || b == b'\x0c')
+    } else {
+        piece.iter().position(|&b| b == b'\x0c')
+    };
+    match found {
+        Some(index) => Err(DecodeError::InvalidCharacter(offset + index)),
+        None => Ok(()),
+    }
+}
+
+/// If `piece` is exactly as long as the encoding of what it decoded to (with
+/// or without its `=`), it holds no whitespace at all and needs no scan.
+fn holds_no_whitespace(piece: &[u8], written: usize) -> bool {
+    let unpadded_len = encoded_len(written, false).unwrap_or(usize::MAX);
+    let padded_len = encoded_len(written, true).unwrap_or(usize::MAX);
+    piece.len() == unpadded_len
+        || (piece.len() == padded_len && piece[unpadded_len..].iter().all(|&b| b == b'='))
+}
+
+/// The end-of-input rules simdutf's loose mode does not apply: `=` required
+/// when padding is, and zero unused bits under `canonical => true`.
+pub fn check_final_quantum(
+    input: &[u8],
+    written: usize,
+    opts: DecodeOptions,
+) -> Result<(), DecodeError> {
+    if written.is_multiple_of(3) {
+        return Ok(());
+    }
+    // simdutf validated the structure, so the last non-whitespace byte is
+    // either `=` (complete padding) or the last significant character.
+    let last_byte = input
+        .iter()
+        .rposition(|&b| !is_otp_whitespace(b))
+        .map(|i| input[i]);
+    if opts.padding_required && last_byte != Some(b'=') {
+        return Err(DecodeError::MissingPadding);
+    }
+    if opts.canonical {
+        let last = input
+            .iter()
+            .rposition(|&b| b != b'=' && !is_otp_whitespace(b))
+            .unwrap_or(0);
+        let unused_bits_mask = if written % 3 == 1 { 0xF } else { 0x3 };
+        if scalar::sextet(input[last]).unwrap_or(0) & unused_bits_mask != 0 {
+            return Err(DecodeError::NonCanonical(last));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Rng;
+
+    fn enc(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
+        let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
+        let n = encode_into(input, opts, &mut out);
+        assert_eq!(n, out.len());
+        out
+    }
+
+    fn dec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
+        let mut out = vec![0u8; maximal_decoded_len(input.len())];
+        decode_into(input, opts, &mut out).map(|n| out[..n].to_vec())
+    }
+
+    #[test]
+    fn lengths_never_overflow() {
+        assert_eq!(encoded_len(0, true), Some(0));
+        assert_eq!(encoded_len(1, true), Some(4));
+        assert_eq!(encoded_len(1, false), Some(2));
+        assert_eq!(encoded_len(2, false), Some(3));
+        assert_eq!(encoded_len(usize::MAX, true), None);
+        assert_eq!(
+            encoded_len(usize::MAX / 4 * 3, true),
+            Some(usize::MAX / 4 * 4)
+        );
+        // 4 GiB and beyond: no 32-bit truncation anywhere.
+        assert_eq!(encoded_len(3 << 32, true), Some(4 << 32));
+        assert_eq!(maximal_decoded_len(4 << 32), 3 << 32);
+        assert_eq!(maximal_decoded_len(usize::MAX), usize::MAX / 4 * 3 + 2);
+    }
+
+    #[test]
+    fn rfc4648_section10_vectors() {
+        let vectors: [(&[u8], &[u8]); 7] = [
+            (b"", b""),
+            (b"f", b"Zg=="),
+            (b"fo", b"Zm8="),
+            (b"foo", b"Zm9v"),
+            (b"foob", b"Zm9vYg=="),
+            (b"fooba", b"Zm9vYmE="),
+            (b"foobar", b"Zm9vYmFy"),
+        ];
+        for (plain, encoded) in vectors {
+            assert_eq!(enc(plain, EncodeOptions::DEFAULT), encoded);
+            assert_eq!(dec(encoded, DecodeOptions::DEFAULT), Ok(plain.to_vec()));
+        }
+    }
+
+    fn all_decode_options() -> Vec<DecodeOptions> {
+        let mut all = Vec::new();
+        for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
+            for padding_required in [true, false] {
+                for reject_whitespace in [true, false] {
+                    for canonical in [true, false] {
+                        all.push(DecodeOptions {
+                            alphabet,
+                            padding_required,
+                            reject_whitespace,
+                            canonical,
+                        });
+                    }
+                }
+            }
+        }
+        all
+    }
+
+    fn scalar_dec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
+        let mut out = vec![0u8; maximal_decoded_len(input.len())];
+        scalar::decode(input, opts, &mut out).map(|n| out[..n].to_vec())
+    }
+
+    #[test]
+    fn round_trip_every_length_to_1100() {
+        let seed = 0x5EED_0001;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        for len in 0..=1100 {
+            let plain = rng.bytes(len);
+            for alphabet in [Alphabet::Standard, Alphabet::UrlSafe] {
+                for padding in [true, false] {
+                    let encoded = enc(&plain, EncodeOptions { alphabet, padding });
+                    let opts = DecodeOptions {
+                        alphabet,
+                        padding_required: padding,
+                        reject_whitespace: true,
+                        canonical: true,
+                    };
+                    assert_eq!(
+                        dec(&encoded, opts),
+                        Ok(plain.clone()),
+                        "len {len} {alphabet:?} {padding}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The fast path (simdutf + checks) and the scalar definition agree on
+    /// mutated inputs: output bytes, accept/reject, reason and offset.
+    #[test]
+    fn fast_path_agrees_with_scalar_definition() {
+        let seed = 0x5EED_0002;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
+        let options = all_decode_options();
+        for round in 0..20_000 {
+            let len = (rng.next() % 200) as usize;
+            let plain = rng.bytes(len);
+            let mut text = enc(
+                &plain,
+                EncodeOptions {
+                    alphabet: Alphabet::Standard,
+                    padding: rng.next().is_multiple_of(2),
+                },
+            );
+            for _ in 0..(rng.next() % 4) {
+                let special = specials[(rng.next() as usize) % specials.len()];
+                let at = (rng.next() as usize) % (text.len() + 1);
+                match rng.next() % 3 {
+                    0 => text.insert(at, special),
+                    1 if at < text.len() => text[at] = special,
+                    _ if at < text.len() => {
+                        text.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+            for &opts in &options {
+                assert_eq!(
+                    dec(&text, opts),
+                    scalar_dec(&text, opts),
+                    "round {round} input {text:?} {opts:?}"
+                );
+            }
+        }
+    }
+}

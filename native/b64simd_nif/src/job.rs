@@ -1,0 +1,284 @@
+//! Sliced encode and decode: a big input is processed a slice per NIF call,
+//! each slice sized to about one timeslice, into an output buffer allocated
+//! once up front. The state between slices is just positions (plus the scalar
+//! decoder's state once an error is being located), so any slicing gives the
+//! one-shot result byte for byte, and decode errors carry absolute offsets.
+//!
+//! Plain Rust on slices: `lib.rs` keeps a job in a NIF resource and passes
+//! the caller's input binary back in on every call (it is never copied).
+
+use crate::codec::{self, check_final_quantum, check_skipped_bytes, encoded_len};
+use crate::options::{DecodeOptions, EncodeOptions};
+use crate::scalar::{self, DecodeError};
+use simdutf::{ErrorCode, LastChunkHandlingOptions};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Call again with the same input and output.
+    More,
+    /// Finished: this many bytes of the output buffer are the result.
+    Done(usize),
+    Failed(DecodeError),
+}
+
+#[derive(Clone, Debug)]
+pub struct EncodeJob {
+    opts: EncodeOptions,
+    in_pos: usize,
+    out_pos: usize,
+}
+
+impl EncodeJob {
+    pub fn new(opts: EncodeOptions) -> EncodeJob {
+        EncodeJob {
+            opts,
+            in_pos: 0,
+            out_pos: 0,
+        }
+    }
+
+    /// Input bytes processed so far.
+    pub fn input_position(&self) -> usize {
+        self.in_pos
+    }
+
+    /// Encodes at most `max_input` more bytes (rounded to whole 3-byte groups,
+    /// so no slice but the last has padding). `output` is the whole output.
+    pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let remaining = input.len() - self.in_pos;
+        let take = if remaining <= max_input.max(3) {
+            remaining
+        } else {
+            (max_input / 3).max(1) * 3
+        };
+        let piece = &input[self.in_pos..self.in_pos + take];
+        let piece_out_len = encoded_len(take, self.opts.padding).unwrap_or(0);
+        let target = &mut output[self.out_pos..self.out_pos + piece_out_len];
+        self.out_pos += codec::encode_into(piece, self.opts, target);
+        self.in_pos += take;
+        if self.in_pos == input.len() {
+            Step::Done(self.out_pos)
+        } else {
+            Step::More
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct DecodeJob {
+    opts: DecodeOptions,
+    in_pos: usize,
+    out_pos: usize,
+    /// Set once simdutf has reported an error: from here on the scalar
+    /// decoder reads on from `in_pos` to find our exact reason and offset.
+    locating_error: Option<scalar::Decoder>,
+}
+
+impl DecodeJob {
+    pub fn new(opts: DecodeOptions) -> DecodeJob {
+        DecodeJob {
+            opts,
+            in_pos: 0,
+            out_pos: 0,
+            locating_error: None,
+        }
+    }
+
+    /// Input bytes processed so far.
+    pub fn input_position(&self) -> usize {
+        self.in_pos
+    }
+
+    /// Decodes about `max_input` more input bytes. `output` is the whole output
+    /// buffer, at least `maximal_decoded_len(input.len())` bytes.
+    pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        if self.locating_error.is_some() {
+            return self.scalar_step(input, output, max_input);
+        }
+        let rest = &input[self.in_pos..];
+        let capacity = output.len() - self.out_pos;
+        let window = if codec::maximal_decoded_len(rest.len()) <= max_input / 4 * 3 {
+            capacity
+        } else {
+            (max_input / 4).max(1) * 3
+        }
+        .min(capacity);
+        let mut written = window;
+        // SAFETY: `rest` and the output window are valid, distinct slices and
+        // simdutf writes at most `written` (the window) bytes.
+        let result = unsafe {
+            simdutf::base64_to_binary_safe(
+                rest.as_ptr(),
+                rest.len(),
+                output[self.out_pos..].as_mut_ptr(),
+                &mut written,
+                codec::decode_variant(self.opts.alphabet),
+                LastChunkHandlingOptions::Loose,
+                false,
+            )
+        };
+        let consumed = result.count;
+        let finished = consumed == rest.len();
+        let progressed = consumed > 0 || written > 0;
+        let ok = matches!(
+            result.error,
+            ErrorCode::Success | ErrorCode::OutputBufferTooSmall
+        );
+        // A slice that is not the last must end on a whole quantum: anything
+        // else means simdutf met padding in mid-stream.
+        if !ok || !progressed || (!finished && written % 3 != 0) {
+            self.locating_error = Some(scalar::Decoder::new(self.opts, self.out_pos));
+            return self.scalar_step(input, output, max_input);
+        }
+        if let Err(error) = check_skipped_bytes(&rest[..consumed], written, self.opts, self.in_pos)
+        {
+            return Step::Failed(error);
+        }
+        self.in_pos += consumed;
+        self.out_pos += written;
+        if !finished {
+            return Step::More;
+        }
+        match check_final_quantum(input, self.out_pos, self.opts) {
+            Ok(()) => Step::Done(self.out_pos),
+            Err(error) => Step::Failed(error),
+        }
+    }
+
+    /// The scalar decoder is several times slower than any SIMD kernel, so it
+    /// gets a quarter of the slice.
+    fn scalar_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let Some(decoder) = self.locating_error.as_mut() else {
+            return Step::More;
+        };
+        let end = input
+            .len()
+            .min(self.in_pos.saturating_add((max_input / 4).max(1)));
+        if let Err(error) = decoder.feed(&input[self.in_pos..end], self.in_pos, output) {
+            return Step::Failed(error);
+        }
+        self.in_pos = end;
+        if end < input.len() {
+            return Step::More;
+        }
+        match self.locating_error.take().map(|d| d.finish(output)) {
+            Some(Ok(total)) => Step::Done(total),
+            Some(Err(error)) => Step::Failed(error),
+            None => Step::More,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{decode_into, maximal_decoded_len};
+    use crate::options::Alphabet;
+    use crate::test_support::Rng;
+
+    fn encode_sliced(input: &[u8], opts: EncodeOptions, slice: usize) -> Vec<u8> {
+        let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
+        let mut job = EncodeJob::new(opts);
+        loop {
+            match job.step(input, &mut out, slice) {
+                Step::More => continue,
+                Step::Done(n) => {
+                    assert_eq!(n, out.len());
+                    return out;
+                }
+                Step::Failed(e) => panic!("encode failed {e:?}"),
+            }
+        }
+    }
+
+    fn decode_sliced(
+        input: &[u8],
+        opts: DecodeOptions,
+        slice: usize,
+    ) -> Result<Vec<u8>, DecodeError> {
+        let mut out = vec![0u8; maximal_decoded_len(input.len())];
+        let mut job = DecodeJob::new(opts);
+        for _ in 0..=input.len() * 4 + 8 {
+            match job.step(input, &mut out, slice) {
+                Step::More => continue,
+                Step::Done(n) => return Ok(out[..n].to_vec()),
+                Step::Failed(e) => return Err(e),
+            }
+        }
+        panic!("decode job made no progress on {input:?}");
+    }
+
+    fn one_shot(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
+        let mut out = vec![0u8; maximal_decoded_len(input.len())];
+        decode_into(input, opts, &mut out).map(|n| out[..n].to_vec())
+    }
+
+    #[test]
+    fn sliced_equals_one_shot_on_mutated_inputs() {
+        let seed = 0x5EED_0003;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c\x0b-_+/\x00.QA";
+        for round in 0..4_000 {
+            let len = (rng.next() % 120) as usize;
+            let plain = rng.bytes(len);
+            let padding = rng.next().is_multiple_of(2);
+            let mut text = encode_sliced(
+                &plain,
+                EncodeOptions {
+                    alphabet: Alphabet::Standard,
+                    padding,
+                },
+                3,
+            );
+            for _ in 0..(rng.next() % 4) {
+                let special = specials[(rng.next() as usize) % specials.len()];
+                let at = (rng.next() as usize) % (text.len() + 1);
+                if rng.next().is_multiple_of(2) || at == text.len() {
+                    text.insert(at, special);
+                } else {
+                    text[at] = special;
+                }
+            }
+            for slice in [1, 4, 5, 8, 12, 64] {
+                for padding_required in [true, false] {
+                    for reject_whitespace in [true, false] {
+                        let opts = DecodeOptions {
+                            alphabet: Alphabet::Standard,
+                            padding_required,
+                            reject_whitespace,
+                            canonical: rng.next().is_multiple_of(2),
+                        };
+                        assert_eq!(
+                            decode_sliced(&text, opts, slice),
+                            one_shot(&text, opts),
+                            "round {round} slice {slice} input {:?} {opts:?}",
+                            String::from_utf8_lossy(&text)
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sliced_encode_equals_one_shot() {
+        let plain: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in [0, 1, 2, 3, 4, 100, 999, 1000] {
+            for padding in [true, false] {
+                let opts = EncodeOptions {
+                    alphabet: Alphabet::UrlSafe,
+                    padding,
+                };
+                let whole = encode_sliced(&plain[..len], opts, usize::MAX);
+                for slice in [1, 2, 3, 4, 7, 48] {
+                    assert_eq!(
+                        encode_sliced(&plain[..len], opts, slice),
+                        whole,
+                        "len {len} slice {slice}"
+                    );
+                }
+            }
+        }
+    }
+}

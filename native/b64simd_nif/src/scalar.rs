@@ -1,0 +1,291 @@
+//! The scalar decoder: the executable definition of what b64simd accepts and
+//! of every error reason and offset.
+//!
+//! simdutf is the fast path; this is the path of record. It runs only when
+//! simdutf reports an error (to find our exact reason and offset, whatever
+//! simdutf's kernel said) and in tests as the oracle the kernels are held to.
+//! It reads the input once, left to right, and the first problem found wins:
+//!
+//! 1. While scanning, byte by byte:
+//!    - an alphabet character after a `=` is `{bad_padding, offset of that
+//!      group's first '='}` (padding in mid-stream, as in `QQ==QQ==`);
+//!    - `=` where no padding can start (after 0 or 1 characters of a
+//!      quantum) or one `=` too many is `{bad_padding, offset of that '='}`;
+//!    - whitespace (`\t \n \r` and space) is skipped, or with
+//!      `whitespace => reject` is `{invalid_character, offset}`;
+//!    - any other byte (`\f` and `\v` included, as in OTP) is
+//!      `{invalid_character, offset}`.
+//! 2. At the end of the input:
+//!    - one dangling character is `{incomplete, offset of that character}`;
+//!    - padding that was started but is short (`QQ=`) is `{bad_padding,
+//!      offset of its first '='}`;
+//!    - an unpadded final quantum is `missing_padding` when padding is
+//!      required;
+//!    - with `canonical => true`, non-zero unused bits in the last character
+//!      are `{non_canonical, offset of that character}` (RFC 4648 section 3.5).
+
+use crate::options::{Alphabet, DecodeOptions};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    MissingPadding,
+    InvalidCharacter(usize),
+    BadPadding(usize),
+    Incomplete(usize),
+    NonCanonical(usize),
+}
+
+/// What one input byte is, for a given alphabet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Sextet(u8),
+    Pad,
+    Whitespace,
+    Invalid,
+}
+
+fn classify(byte: u8, alphabet: Alphabet) -> Class {
+    match byte {
+        b'A'..=b'Z' => Class::Sextet(byte - b'A'),
+        b'a'..=b'z' => Class::Sextet(byte - b'a' + 26),
+        b'0'..=b'9' => Class::Sextet(byte - b'0' + 52),
+        b'+' if alphabet != Alphabet::UrlSafe => Class::Sextet(62),
+        b'/' if alphabet != Alphabet::UrlSafe => Class::Sextet(63),
+        b'-' if alphabet != Alphabet::Standard => Class::Sextet(62),
+        b'_' if alphabet != Alphabet::Standard => Class::Sextet(63),
+        b'=' => Class::Pad,
+        b'\t' | b'\n' | b'\r' | b' ' => Class::Whitespace,
+        _ => Class::Invalid,
+    }
+}
+
+/// The whitespace OTP skips. simdutf also skips `\f`, which OTP rejects.
+#[inline]
+pub fn is_otp_whitespace(byte: u8) -> bool {
+    matches!(byte, b'\t' | b'\n' | b'\r' | b' ')
+}
+
+/// The scalar decoder's state between two pieces of input, so that a long
+/// input can be checked in time-budgeted slices (`job.rs`).
+#[derive(Clone, Debug)]
+pub struct Decoder {
+    opts: DecodeOptions,
+    quantum: u32,
+    significant: usize,
+    last_significant: usize,
+    first_pad: Option<usize>,
+    pads: usize,
+    written: usize,
+}
+
+impl Decoder {
+    /// A decoder whose output starts at `written` bytes into the output
+    /// buffer, at a quantum boundary.
+    pub fn new(opts: DecodeOptions, written: usize) -> Decoder {
+        Decoder {
+            opts,
+            quantum: 0,
+            significant: 0,
+            last_significant: 0,
+            first_pad: None,
+            pads: 0,
+            written,
+        }
+    }
+
+    /// Reads `piece`, which starts at byte `offset` of the whole input,
+    /// writing whole quanta into `output` (the whole output buffer).
+    pub fn feed(
+        &mut self,
+        piece: &[u8],
+        offset: usize,
+        output: &mut [u8],
+    ) -> Result<(), DecodeError> {
+        for (index, &byte) in piece.iter().enumerate() {
+            let at = offset + index;
+            match classify(byte, self.opts.alphabet) {
+                Class::Sextet(value) => {
+                    if let Some(pad_offset) = self.first_pad {
+                        return Err(DecodeError::BadPadding(pad_offset));
+                    }
+                    self.quantum = (self.quantum << 6) | u32::from(value);
+                    self.significant += 1;
+                    self.last_significant = at;
+                    if self.significant.is_multiple_of(4) {
+                        let w = self.written;
+                        output[w] = (self.quantum >> 16) as u8;
+                        output[w + 1] = (self.quantum >> 8) as u8;
+                        output[w + 2] = self.quantum as u8;
+                        self.written += 3;
+                        self.quantum = 0;
+                    }
+                }
+                Class::Pad => {
+                    let pads_allowed = match self.significant % 4 {
+                        2 => 2,
+                        3 => 1,
+                        _ => 0,
+                    };
+                    self.first_pad.get_or_insert(at);
+                    self.pads += 1;
+                    if self.pads > pads_allowed {
+                        return Err(DecodeError::BadPadding(at));
+                    }
+                }
+                Class::Whitespace if !self.opts.reject_whitespace => {}
+                Class::Whitespace | Class::Invalid => {
+                    return Err(DecodeError::InvalidCharacter(at))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the end-of-input rules and writes the final partial quantum;
+    /// returns the total bytes written to the output buffer.
+    pub fn finish(self, output: &mut [u8]) -> Result<usize, DecodeError> {
+        let remainder = self.significant % 4;
+        match self.first_pad {
+            Some(pad_offset) if self.pads + remainder != 4 => {
+                return Err(DecodeError::BadPadding(pad_offset))
+            }
+            Some(_) => {}
+            None if remainder == 1 => return Err(DecodeError::Incomplete(self.last_significant)),
+            None if remainder != 0 && self.opts.padding_required => {
+                return Err(DecodeError::MissingPadding)
+            }
+            None => {}
+        }
+        let (quantum, mut written) = (self.quantum, self.written);
+        let unused_bits_set = match remainder {
+            2 => {
+                output[written] = (quantum >> 4) as u8;
+                written += 1;
+                quantum & 0xF != 0
+            }
+            3 => {
+                output[written] = (quantum >> 10) as u8;
+                output[written + 1] = (quantum >> 2) as u8;
+                written += 2;
+                quantum & 0x3 != 0
+            }
+            _ => false,
+        };
+        if self.opts.canonical && unused_bits_set {
+            return Err(DecodeError::NonCanonical(self.last_significant));
+        }
+        Ok(written)
+    }
+}
+
+/// Decodes `input` into `output`, which must hold at least
+/// `codec::maximal_decoded_len(input.len())` bytes; returns the bytes written.
+pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Result<usize, DecodeError> {
+    let mut decoder = Decoder::new(opts, 0);
+    decoder.feed(input, 0, output)?;
+    decoder.finish(output)
+}
+
+/// The sextet value of an alphabet character, for the canonical check on the
+/// fast path (which has already validated the character).
+pub fn sextet(byte: u8) -> Option<u8> {
+    match classify(byte, Alphabet::Any) {
+        Class::Sextet(value) => Some(value),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use DecodeError::*;
+
+    fn run(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
+        let mut out = vec![0u8; input.len()];
+        decode(input, opts, &mut out).map(|n| out[..n].to_vec())
+    }
+
+    const STRICT: DecodeOptions = DecodeOptions::DEFAULT;
+    const LOOSE: DecodeOptions = DecodeOptions {
+        padding_required: false,
+        ..DecodeOptions::DEFAULT
+    };
+
+    #[test]
+    fn accepts_what_otp_accepts() {
+        assert_eq!(run(b"", STRICT), Ok(vec![]));
+        assert_eq!(run(b"QQ==", STRICT), Ok(b"A".to_vec()));
+        assert_eq!(run(b"QUI=", STRICT), Ok(b"AB".to_vec()));
+        assert_eq!(run(b"QUJD", STRICT), Ok(b"ABC".to_vec()));
+        assert_eq!(run(b" Q Q = = ", STRICT), Ok(b"A".to_vec()));
+        assert_eq!(
+            run(b"QR==", STRICT),
+            Ok(b"A".to_vec()),
+            "non-canonical accepted by default"
+        );
+        assert_eq!(run(b"QUJ=", STRICT), Ok(b"AB".to_vec()));
+    }
+
+    #[test]
+    fn every_reason_with_its_offset() {
+        assert_eq!(run(b"QQ", STRICT), Err(MissingPadding));
+        assert_eq!(run(b"QQ", LOOSE), Ok(b"A".to_vec()));
+        assert_eq!(run(b"QQ=", STRICT), Err(BadPadding(2)));
+        assert_eq!(run(b"QQ=", LOOSE), Err(BadPadding(2)));
+        assert_eq!(run(b"QQ==QQ==", STRICT), Err(BadPadding(2)));
+        assert_eq!(run(b"QQ===", STRICT), Err(BadPadding(4)));
+        assert_eq!(run(b"====", STRICT), Err(BadPadding(0)));
+        assert_eq!(run(b"Q===", STRICT), Err(BadPadding(1)));
+        assert_eq!(run(b"QUJD=", STRICT), Err(BadPadding(4)));
+        assert_eq!(run(b"Q", STRICT), Err(Incomplete(0)));
+        assert_eq!(run(b"QUJDR \n", STRICT), Err(Incomplete(4)));
+        assert_eq!(run(b"QQ\x0c==", STRICT), Err(InvalidCharacter(2)));
+        assert_eq!(run(b"QQ\x0b==", STRICT), Err(InvalidCharacter(2)));
+        assert_eq!(run(b"-_==", STRICT), Err(InvalidCharacter(0)));
+        assert_eq!(
+            run(
+                b"QQ ==",
+                DecodeOptions {
+                    reject_whitespace: true,
+                    ..STRICT
+                }
+            ),
+            Err(InvalidCharacter(2))
+        );
+        assert_eq!(
+            run(
+                b"QR==",
+                DecodeOptions {
+                    canonical: true,
+                    ..STRICT
+                }
+            ),
+            Err(NonCanonical(1))
+        );
+        assert_eq!(
+            run(
+                b"QUJ=",
+                DecodeOptions {
+                    canonical: true,
+                    ..STRICT
+                }
+            ),
+            Err(NonCanonical(2))
+        );
+    }
+
+    #[test]
+    fn alphabets() {
+        let url = DecodeOptions {
+            alphabet: Alphabet::UrlSafe,
+            ..STRICT
+        };
+        let any = DecodeOptions {
+            alphabet: Alphabet::Any,
+            ..STRICT
+        };
+        assert_eq!(run(b"-_-_", url), Ok(vec![0xfb, 0xff, 0xbf]));
+        assert_eq!(run(b"+/+/", url), Err(InvalidCharacter(0)));
+        assert_eq!(run(b"-/+_", any), Ok(vec![0xfb, 0xff, 0xbf]));
+    }
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# `make test`: every test, on every simdutf kernel this CPU can run.
+#  1. cargo test on the pure Rust codec, once per kernel;
+#  2. EUnit + PropEr suites, once per kernel, each in a fresh VM with
+#     SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process).
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/ensure_deps.sh
+
+crate=native/b64simd_nif/Cargo.toml
+rebar3 compile
+kernels=$(erl -noshell -pa _build/default/lib/b64simd/ebin -eval \
+    'io:format("~s", [lists:join(" ", b64simd_nif:supported_kernels())]), halt().')
+echo "b64simd: simdutf kernels supported by this CPU: $kernels"
+
+for kernel in $kernels; do
+    echo "=== cargo test, kernel $kernel"
+    SIMDUTF_FORCE_IMPLEMENTATION=$kernel cargo test --locked --quiet --manifest-path "$crate"
+done
+
+failed=""
+for kernel in $kernels; do
+    echo "=== EUnit + PropEr, kernel $kernel"
+    SIMDUTF_FORCE_IMPLEMENTATION=$kernel rebar3 eunit || failed="$failed $kernel"
+done
+
+if [ -n "$failed" ]; then
+    echo "b64simd: Erlang suites FAILED on kernel(s):$failed"
+    exit 1
+fi
+echo "b64simd: all suites passed on kernels: $kernels"

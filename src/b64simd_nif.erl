@@ -1,0 +1,64 @@
+%% @private
+%% @doc NIF stubs for `b64simd'. Nothing here is public API: the functions
+%% take already-validated binaries and option flags from `b64simd'.
+-module(b64simd_nif).
+
+-export([encode/2, decode/2, continue/2]).
+-export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0]).
+
+-on_load(load/0).
+
+-define(LIBRARY, "libb64simd_nif").
+
+load() ->
+    Path = filename:join(priv_dir(), ?LIBRARY),
+    case filelib:is_regular(Path ++ ".so") of
+        false ->
+            report({nif_library_missing, Path ++ ".so"});
+        true ->
+            case erlang:load_nif(Path, 0) of
+                ok -> ok;
+                {error, Reason} -> report(Reason)
+            end
+    end.
+
+%% The Rust side prints the detailed reason (an unusable simdutf kernel, say)
+%% on standard error; here we make sure the failure itself is visible.
+report(Reason) ->
+    logger:error("b64simd: cannot load its NIF library: ~tp", [Reason]),
+    {error, Reason}.
+
+priv_dir() ->
+    case code:priv_dir(b64simd) of
+        {error, bad_name} ->
+            %% Not loaded as an application (escript, plain -pa): the priv
+            %% directory sits next to ebin.
+            filename:join(filename:dirname(filename:dirname(code:which(?MODULE))), "priv");
+        Dir ->
+            Dir
+    end.
+
+-spec encode(binary(), non_neg_integer()) -> binary() | {continue, reference()}.
+encode(_Data, _Flags) -> not_loaded(?LINE).
+
+-spec decode(binary(), non_neg_integer()) ->
+    binary() | {error, term()} | {continue, reference()}.
+decode(_Data, _Flags) -> not_loaded(?LINE).
+
+-spec continue(reference(), binary()) -> binary() | {error, term()} | {continue, reference()}.
+continue(_Job, _Data) -> not_loaded(?LINE).
+
+-spec kernel() -> binary().
+kernel() -> not_loaded(?LINE).
+
+-spec supported_kernels() -> [binary()].
+supported_kernels() -> not_loaded(?LINE).
+
+-spec set_slice_bytes(non_neg_integer()) -> ok.
+set_slice_bytes(_Bytes) -> not_loaded(?LINE).
+
+-spec slice_bytes() -> {pos_integer(), pos_integer()}.
+slice_bytes() -> not_loaded(?LINE).
+
+not_loaded(Line) ->
+    erlang:nif_error({not_loaded, [{module, ?MODULE}, {line, Line}]}).
