@@ -58,11 +58,21 @@ mod nif {
         Ok(unsafe { OwnedBinary::from_raw(raw.assume_init()) })
     }
 
+    /// Calls on at least this many bytes are timed and charged by the clock
+    /// (reading it costs ~20 ns, nothing next to them); smaller ones by their
+    /// size at the calibrated speed.
+    const TIMED_CALL_BYTES: usize = 64 * 1024;
+
     /// Charges the caller for `bytes` of work, so a process that encodes a lot
     /// is scheduled as fairly as one that runs Erlang code (erl_nif:
     /// enif_consume_timeslice).
-    fn charge(env: Env, work: Work, bytes: usize) {
-        let percent = budget::timeslice_percent(work, bytes);
+    fn charge(env: Env, work: Work, bytes: usize, started: Option<Instant>) {
+        let percent = match started {
+            // Not fed back into the speed estimate: cache-hot medium calls
+            // run faster than the big inputs that slicing is sized for.
+            Some(started) => budget::elapsed_percent(started.elapsed()),
+            None => budget::timeslice_percent(work, bytes),
+        };
         if percent > 0 {
             rustler::schedule::consume_timeslice(env, percent);
         }
@@ -91,9 +101,50 @@ mod nif {
     // One-shot calls
     // ---------------------------------------------------------------------------
 
+    /// rustler's `#[nif]` wrapper collects the arguments into a heap-allocated
+    /// `Vec` on every call, which costs more than encoding 32 bytes. The two
+    /// hot entry points (`encode/2`, `decode/2`) are registered directly.
+    macro_rules! direct_nif {
+        ($erl_name:literal, $function:ident) => {
+            rustler::codegen_runtime::inventory::submit!(rustler::Nif {
+                name: concat!($erl_name, "\0").as_ptr() as *const rustler::codegen_runtime::c_char,
+                arity: 2,
+                flags: 0,
+                raw_func: {
+                    unsafe extern "C" fn raw(
+                        nif_env: *mut rustler::sys::ErlNifEnv,
+                        argc: rustler::codegen_runtime::c_int,
+                        argv: *const rustler::sys::ErlNifTerm,
+                    ) -> rustler::sys::ErlNifTerm {
+                        let lifetime = ();
+                        let env = Env::new(&lifetime, nif_env);
+                        if argc != 2 {
+                            return rustler::sys::enif_make_badarg(nif_env);
+                        }
+                        let args = std::slice::from_raw_parts(argv, 2);
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            let input: Binary = Term::new(env, args[0]).decode()?;
+                            let flags: u32 = Term::new(env, args[1]).decode()?;
+                            $function(env, input, flags)
+                        }));
+                        match result {
+                            Ok(Ok(term)) => term.as_c_arg(),
+                            failed => {
+                                rustler::codegen_runtime::handle_nif_result(failed, env).apply(env)
+                            }
+                        }
+                    }
+                    raw
+                },
+            });
+        };
+    }
+
+    direct_nif!("encode", encode);
+    direct_nif!("decode", decode);
+
     /// Encodes a binary. Small and medium inputs are encoded here and now; an
     /// input above one timeslice's worth starts a sliced job (`{continue, Job}`).
-    #[rustler::nif]
     fn encode<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
         let opts = encode_options(flags)?;
         let out_len = codec::encoded_len(input.len(), opts.padding)
@@ -103,6 +154,7 @@ mod nif {
             let job = SlicedJob::new(JobKind::Encode(EncodeJob::new(opts)), output);
             return run_slice(env, ResourceArc::new(job), input);
         }
+        let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
         let result: Term = if out_len <= HEAP_BINARY_MAX {
             let mut output = NewBinary::new(env, out_len);
             codec::encode_into(&input, opts, output.as_mut_slice());
@@ -112,13 +164,12 @@ mod nif {
             codec::encode_into(&input, opts, output.as_mut_slice());
             output.release(env).encode(env)
         };
-        charge(env, Work::Encode, input.len());
+        charge(env, Work::Encode, input.len(), started);
         Ok(result)
     }
 
     /// Decodes a binary: the decoded binary, `{error, Reason}`, or for a big
     /// input `{continue, Job}`.
-    #[rustler::nif]
     fn decode<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
         let max_len = codec::maximal_decoded_len(input.len());
@@ -127,6 +178,7 @@ mod nif {
             let job = SlicedJob::new(JobKind::Decode(DecodeJob::new(opts)), output);
             return run_slice(env, ResourceArc::new(job), input);
         }
+        let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
         let result = if max_len <= HEAP_BINARY_MAX {
             let mut scratch = [0u8; HEAP_BINARY_MAX];
             match codec::decode_into(&input, opts, &mut scratch) {
@@ -140,7 +192,7 @@ mod nif {
                 Err(error) => error_term(env, error),
             }
         };
-        charge(env, Work::Decode, input.len());
+        charge(env, Work::Decode, input.len(), started);
         Ok(result)
     }
 
@@ -237,9 +289,7 @@ mod nif {
             JobKind::Decode(j) => j.input_position(),
         };
         budget::record(work, input_after.saturating_sub(input_before), elapsed);
-        let percent =
-            (elapsed.as_nanos() * 100 / budget::TIMESLICE.as_nanos()).clamp(1, 100) as i32;
-        rustler::schedule::consume_timeslice(env, percent);
+        rustler::schedule::consume_timeslice(env, budget::elapsed_percent(elapsed));
         match step {
             Step::More => Ok((atoms::continue_(), job.clone()).encode(env)),
             Step::Done(written) => {
@@ -303,18 +353,20 @@ mod nif {
         }
     }
 
-    /// Measures the active kernel's speed on 256 KiB, so slices last about 1 ms
-    /// on whatever CPU and kernel this is.
+    /// Measures the active kernel's speed, so slices last about 0.5 ms on
+    /// whatever CPU and kernel this is.
     fn calibrate() {
-        const SAMPLE: usize = 256 * 1024;
-        let plain: Vec<u8> = (0..SAMPLE).map(|i| (i * 131 + 7) as u8).collect();
-        let mut encoded = vec![0u8; codec::encoded_len(SAMPLE, true).unwrap_or(0)];
-        budget::calibrate(Work::Encode, SAMPLE, || {
-            codec::encode_into(&plain, EncodeOptions::DEFAULT, &mut encoded);
+        let plain = vec![0x5Au8; budget::CALIBRATION_MAX_BYTES];
+        budget::calibrate(Work::Encode, |len| {
+            let mut encoded = vec![0u8; codec::encoded_len(len, true).unwrap_or(0)];
+            codec::encode_into(&plain[..len], EncodeOptions::DEFAULT, &mut encoded);
         });
-        let mut decoded = vec![0u8; codec::maximal_decoded_len(encoded.len())];
-        budget::calibrate(Work::Decode, encoded.len(), || {
-            let _ = codec::decode_into(&encoded, DecodeOptions::DEFAULT, &mut decoded);
+        let mut encoded = vec![0u8; codec::encoded_len(plain.len(), true).unwrap_or(0)];
+        codec::encode_into(&plain, EncodeOptions::DEFAULT, &mut encoded);
+        budget::calibrate(Work::Decode, |len| {
+            let piece = &encoded[..len / 4 * 4];
+            let mut decoded = vec![0u8; codec::maximal_decoded_len(piece.len())];
+            let _ = codec::decode_into(piece, DecodeOptions::DEFAULT, &mut decoded);
         });
     }
 

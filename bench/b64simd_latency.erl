@@ -1,0 +1,202 @@
+%% @doc Scheduler-latency probe (DESIGN.md section 5, issue 3): does a library
+%% that encodes or decodes big inputs in a loop keep other processes on the
+%% same scheduler responsive?
+%%
+%% Run in a VM with ONE normal scheduler (`erl +S 1'): a worker calls the
+%% library in a loop while a pinger asks for a 1 ms timer over and over and
+%% records how late each wake-up is. A library that blocks the scheduler in a
+%% long NIF call, or charges too few reductions, shows up as large delays.
+%% Printed per library, operation and size: ping delay p50/p99/max (ms) and the
+%% worker's throughput (MiB/s of raw payload).
+%%
+%% `scaling/0' (run with `erl +S 2') checks that two workers on two schedulers
+%% get about twice the throughput of one; `slicing/0' compares sliced calls
+%% with the unsliced kernel through the same NIF.
+-module(b64simd_latency).
+
+-export([main/0, scaling/0, slicing/0]).
+
+-define(MiB, 1048576).
+
+%% @doc The latency table, for every library present.
+-spec main() -> no_return().
+main() ->
+    Seconds = seconds(),
+    io:format("~n== Scheduler latency probe: ~b normal scheduler(s), ~.1f s per row, "
+              "b64simd kernel ~s, slice bytes ~p~n",
+              [erlang:system_info(schedulers_online), Seconds, b64simd:kernel(),
+               b64simd_nif:slice_bytes()]),
+    Idle = probe(fun() -> timer:sleep(10) end, 0, Seconds),
+    Header = io_lib:format("~-22s ~-7s ~8s ~9s ~9s ~9s ~11s~n",
+                           [library, op, size, "p50 ms", "p99 ms", "max ms", "MiB/s"]),
+    io:format("~s", [Header]),
+    print_row("idle", "-", 0, Idle),
+    Rows = [{Lib, Op, Size, probe(Fun, Size, Seconds)}
+            || Size <- sizes(),
+               {Lib, Op, Fun} <- workloads(Size)],
+    [print_row(Lib, Op, Size, Result) || {Lib, Op, Size, Result} <- Rows],
+    write_csv([{"idle", "-", 0, Idle} | Rows]),
+    halt(0).
+
+%% @doc Combined throughput of 1 and 2 workers (run with `+S 2').
+-spec scaling() -> no_return().
+scaling() ->
+    Seconds = seconds(),
+    io:format("~n== Scaling: ~b schedulers, b64simd kernel ~s~n",
+              [erlang:system_info(schedulers_online), b64simd:kernel()]),
+    io:format("~-8s ~-7s ~12s ~12s ~7s~n", [size, op, "1 worker", "2 workers", ratio]),
+    [begin
+         One = workers(1, Fun, Seconds),
+         Two = workers(2, Fun, Seconds),
+         io:format("~-8s ~-7s ~12.1f ~12.1f ~7.2f~n",
+                   [size_label(Size), Op, mib_per_s(One, Size, Seconds),
+                    mib_per_s(Two, Size, Seconds), Two / max(One, 1)])
+     end
+     || Size <- [64 * 1024, 16 * ?MiB],
+        {"b64simd", Op, Fun} <- workloads(Size)],
+    halt(0).
+
+%% @doc Throughput of sliced calls against the unsliced kernel, same NIF.
+-spec slicing() -> no_return().
+slicing() ->
+    io:format("~n== Slicing cost: b64simd kernel ~s, calibrated slice bytes ~p~n",
+              [b64simd:kernel(), b64simd_nif:slice_bytes()]),
+    io:format("~-8s ~-7s ~14s ~14s ~7s~n", [size, op, "unsliced MiB/s", "sliced MiB/s", ratio]),
+    [begin
+         b64simd_nif:set_slice_bytes(1 bsl 50),
+         Unsliced = best_mib_per_s(Fun, Size),
+         b64simd_nif:set_slice_bytes(0),
+         Sliced = best_mib_per_s(Fun, Size),
+         io:format("~-8s ~-7s ~14.1f ~14.1f ~7.2f~n",
+                   [size_label(Size), Op, Unsliced, Sliced, Sliced / Unsliced])
+     end
+     || Size <- [16 * ?MiB, 64 * ?MiB],
+        {"b64simd", Op, Fun} <- workloads(Size)],
+    halt(0).
+
+%%--------------------------------------------------------------------
+%% Workloads
+%%--------------------------------------------------------------------
+
+sizes() ->
+    case os:getenv("LATENCY_SIZES") of
+        false -> [1 * ?MiB, 4 * ?MiB, 16 * ?MiB, 64 * ?MiB];
+        Text -> [list_to_integer(S) * ?MiB || S <- string:lexemes(Text, ", ")]
+    end.
+
+seconds() ->
+    case os:getenv("LATENCY_SECONDS") of
+        false -> 2.0;
+        Text -> float(list_to_integer(Text))
+    end.
+
+%% {Library, Operation, fun() -> _} for every library present.
+workloads(Size) ->
+    Data = payload(Size),
+    Base64 = base64:encode(Data),
+    [{"b64simd", "encode", fun() -> b64simd:encode(Data) end},
+     {"b64simd", "decode", fun() -> b64simd:decode(Base64) end},
+     {"otp base64", "encode", fun() -> base64:encode(Data) end},
+     {"otp base64", "decode", fun() -> base64:decode(Base64) end},
+     {"binary:copy", "copy", fun() -> binary:copy(Data) end}]
+    ++ peer_workloads(Data, Base64).
+
+%% b64veryfast, when `B64VERYFAST_EBIN' points at its ebin directory.
+peer_workloads(Data, Base64) ->
+    case os:getenv("B64VERYFAST_EBIN") of
+        false -> [];
+        Ebin ->
+            true = code:add_patha(Ebin),
+            {module, b64fast} = code:ensure_loaded(b64fast),
+            [{"b64veryfast", "encode", fun() -> b64fast:encode64(Data) end},
+             {"b64veryfast", "decode", fun() -> b64fast:decode64(Base64) end}]
+    end.
+
+payload(Size) ->
+    rand:seed(exsss, {1, 2, 3}),
+    rand:bytes(Size).
+
+%%--------------------------------------------------------------------
+%% Probe
+%%--------------------------------------------------------------------
+
+%% Runs Fun in a loop in one process while another measures timer lateness.
+probe(Fun, _Size, Seconds) ->
+    garbage_collect(),
+    Self = self(),
+    Worker = spawn_link(fun() -> worker(Fun, 0, Self) end),
+    Pinger = spawn_link(fun() -> pinger(erlang:monotonic_time(microsecond), []) end),
+    timer:sleep(round(Seconds * 1000)),
+    Pinger ! {stop, Self},
+    Delays = receive {delays, Ds} -> Ds end,
+    Worker ! stop,
+    Calls = receive {calls, N} -> N end,
+    {Calls, percentile(Delays, 50), percentile(Delays, 99), lists:max([0 | Delays])}.
+
+worker(Fun, Calls, Parent) ->
+    Fun(),
+    receive
+        stop -> Parent ! {calls, Calls + 1}
+    after 0 ->
+        worker(Fun, Calls + 1, Parent)
+    end.
+
+%% Each round asks for a 1 ms timeout; lateness is what exceeds 1 ms.
+pinger(Start, Delays) ->
+    receive
+        {stop, Parent} -> Parent ! {delays, Delays}
+    after 1 ->
+        Now = erlang:monotonic_time(microsecond),
+        pinger(Now, [max(0, Now - Start - 1000) | Delays])
+    end.
+
+percentile([], _) -> 0;
+percentile(Values, P) ->
+    Sorted = lists:sort(Values),
+    lists:nth(max(1, round(length(Sorted) * P / 100)), Sorted).
+
+workers(Count, Fun, Seconds) ->
+    Self = self(),
+    Pids = [spawn_link(fun() -> worker(Fun, 0, Self) end) || _ <- lists:seq(1, Count)],
+    timer:sleep(round(Seconds * 1000)),
+    [Pid ! stop || Pid <- Pids],
+    lists:sum([receive {calls, N} -> N end || _ <- Pids]).
+
+best_mib_per_s(Fun, Size) ->
+    Times = [begin
+                 garbage_collect(),
+                 {Micros, _} = timer:tc(Fun),
+                 Micros
+             end || _ <- lists:seq(1, 7)],
+    Size / ?MiB / (lists:min(Times) / 1.0e6).
+
+mib_per_s(Calls, Size, Seconds) ->
+    Calls * Size / ?MiB / Seconds.
+
+%%--------------------------------------------------------------------
+%% Output
+%%--------------------------------------------------------------------
+
+print_row(Lib, Op, Size, {Calls, P50, P99, Max}) ->
+    io:format("~-22s ~-7s ~8s ~9.2f ~9.2f ~9.2f ~11.1f~n",
+              [Lib, Op, size_label(Size), P50 / 1000, P99 / 1000, Max / 1000,
+               mib_per_s(Calls, Size, seconds())]).
+
+size_label(0) -> "-";
+size_label(Size) when Size >= ?MiB -> integer_to_list(Size div ?MiB) ++ " MiB";
+size_label(Size) -> integer_to_list(Size div 1024) ++ " KiB".
+
+write_csv(Rows) ->
+    Dir = filename:join(results_dir(), "latency.csv"),
+    ok = filelib:ensure_dir(Dir),
+    Lines = ["library,op,size_bytes,calls,p50_us,p99_us,max_us\n"
+             | [io_lib:format("~s,~s,~b,~b,~b,~b,~b~n", [Lib, Op, Size, Calls, P50, P99, Max])
+                || {Lib, Op, Size, {Calls, P50, P99, Max}} <- Rows]],
+    ok = file:write_file(Dir, Lines),
+    io:format("written ~s~n", [Dir]).
+
+results_dir() ->
+    case os:getenv("BENCH_RESULTS") of
+        false -> "bench/results";
+        Dir -> Dir
+    end.
