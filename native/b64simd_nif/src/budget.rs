@@ -4,7 +4,7 @@
 //!
 //! The speeds are measured once at load on the active kernel (so the fallback
 //! kernel at ~1 GB/s and icelake at ~10 GB/s both get slices of the same
-//! duration), then refined by every big call from its own measured speed, as
+//! duration), then refined by every slice from its own measured speed, as
 //! potatosalad's keccakf1600 does.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
