@@ -107,9 +107,9 @@ peer_workloads(Data, Base64) ->
         false -> [];
         Ebin ->
             true = code:add_patha(Ebin),
-            {module, b64fast} = code:ensure_loaded(b64fast),
-            [{"b64veryfast", "encode", fun() -> b64fast:encode64(Data) end},
-             {"b64veryfast", "decode", fun() -> b64fast:decode64(Base64) end}]
+            {module, b64veryfast} = code:ensure_loaded(b64veryfast),
+            [{"b64veryfast", "encode", fun() -> b64veryfast:encode64(Data) end},
+             {"b64veryfast", "decode", fun() -> b64veryfast:decode64(Base64) end}]
     end.
 
 payload(Size) ->
