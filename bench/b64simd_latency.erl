@@ -9,6 +9,10 @@
 %% Printed per library, operation and size: ping delay p50/p99/max (ms) and the
 %% worker's throughput (MiB/s of raw payload).
 %%
+%% "b64simd dirty" is the same NIF doing each call whole on a dirty CPU
+%% scheduler (as b64veryfast does above 2 MiB), for comparison with our
+%% default, slicing on the normal scheduler.
+%%
 %% `scaling/0' (run with `erl +S 2') checks that two workers on two schedulers
 %% get about twice the throughput of one; `slicing/0' compares sliced calls
 %% with the unsliced kernel through the same NIF.
@@ -96,6 +100,8 @@ workloads(Size) ->
     Base64 = base64:encode(Data),
     [{"b64simd", "encode", fun() -> b64simd:encode(Data) end},
      {"b64simd", "decode", fun() -> b64simd:decode(Base64) end},
+     {"b64simd dirty", "encode", fun() -> b64simd_nif:encode_dirty(Data, 4) end},
+     {"b64simd dirty", "decode", fun() -> b64simd_nif:decode_dirty(Base64, 4) end},
      {"otp base64", "encode", fun() -> base64:encode(Data) end},
      {"otp base64", "decode", fun() -> base64:decode(Base64) end},
      {"binary:copy", "copy", fun() -> binary:copy(Data) end}]

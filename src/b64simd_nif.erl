@@ -4,6 +4,7 @@
 -module(b64simd_nif).
 
 -export([encode/2, decode/2, continue/2]).
+-export([encode_dirty/2, decode_dirty/2]).
 -export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0]).
 
 -on_load(load/0).
@@ -47,6 +48,13 @@ decode(_Data, _Flags) -> not_loaded(?LINE).
 
 -spec continue(reference(), binary()) -> binary() | {error, term()} | {continue, reference()}.
 continue(_Job, _Data) -> not_loaded(?LINE).
+
+%% For comparison in the latency probe only: one call on a dirty CPU scheduler.
+-spec encode_dirty(binary(), non_neg_integer()) -> binary().
+encode_dirty(_Data, _Flags) -> not_loaded(?LINE).
+
+-spec decode_dirty(binary(), non_neg_integer()) -> binary() | {error, term()}.
+decode_dirty(_Data, _Flags) -> not_loaded(?LINE).
 
 -spec kernel() -> binary().
 kernel() -> not_loaded(?LINE).

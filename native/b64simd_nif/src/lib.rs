@@ -122,9 +122,13 @@ mod nif {
                             return rustler::sys::enif_make_badarg(nif_env);
                         }
                         let args = std::slice::from_raw_parts(argv, 2);
+                        let (Some(input), Some(flags)) = (
+                            inspect_binary(nif_env, args[0]),
+                            get_flags(nif_env, args[1]),
+                        ) else {
+                            return rustler::sys::enif_make_badarg(nif_env);
+                        };
                         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            let input: Binary = Term::new(env, args[0]).decode()?;
-                            let flags: u32 = Term::new(env, args[1]).decode()?;
                             $function(env, input, flags)
                         }));
                         match result {
@@ -140,12 +144,42 @@ mod nif {
         };
     }
 
+    /// The bytes of a binary term, read in place (`enif_inspect_binary`).
+    ///
+    /// # Safety
+    /// `env` and `term` come from the running NIF call; the slice lives as
+    /// long as that call's environment.
+    unsafe fn inspect_binary<'a>(
+        env: *mut rustler::sys::ErlNifEnv,
+        term: rustler::sys::ErlNifTerm,
+    ) -> Option<&'a [u8]> {
+        let mut binary = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
+        if rustler::sys::enif_inspect_binary(env, term, binary.as_mut_ptr()) == 0 {
+            return None;
+        }
+        let binary = binary.assume_init();
+        if binary.size == 0 {
+            return Some(&[]);
+        }
+        Some(std::slice::from_raw_parts(binary.data, binary.size))
+    }
+
+    /// # Safety
+    /// As `inspect_binary`.
+    unsafe fn get_flags(
+        env: *mut rustler::sys::ErlNifEnv,
+        term: rustler::sys::ErlNifTerm,
+    ) -> Option<u32> {
+        let mut flags: rustler::sys::c_uint = 0;
+        (rustler::sys::enif_get_uint(env, term, &mut flags) != 0).then_some(flags)
+    }
+
     direct_nif!("encode", encode);
     direct_nif!("decode", decode);
 
     /// Encodes a binary. Small and medium inputs are encoded here and now; an
     /// input above one timeslice's worth starts a sliced job (`{continue, Job}`).
-    fn encode<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+    fn encode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult<Term<'a>> {
         let opts = encode_options(flags)?;
         let out_len = codec::encoded_len(input.len(), opts.padding)
             .ok_or(Error::RaiseAtom("system_limit"))?;
@@ -155,22 +189,32 @@ mod nif {
             return run_slice(env, ResourceArc::new(job), input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-        let result: Term = if out_len <= HEAP_BINARY_MAX {
-            let mut output = NewBinary::new(env, out_len);
-            codec::encode_into(&input, opts, output.as_mut_slice());
-            output.into()
-        } else {
-            let mut output = alloc_binary(out_len)?;
-            codec::encode_into(&input, opts, output.as_mut_slice());
-            output.release(env).encode(env)
-        };
+        let result = encode_now(env, input, opts, out_len)?;
         charge(env, Work::Encode, input.len(), started);
         Ok(result)
     }
 
+    /// The one-shot encode, into an output of the exact size.
+    fn encode_now<'a>(
+        env: Env<'a>,
+        input: &[u8],
+        opts: EncodeOptions,
+        out_len: usize,
+    ) -> NifResult<Term<'a>> {
+        if out_len <= HEAP_BINARY_MAX {
+            let mut output = NewBinary::new(env, out_len);
+            codec::encode_into(input, opts, output.as_mut_slice());
+            Ok(output.into())
+        } else {
+            let mut output = alloc_binary(out_len)?;
+            codec::encode_into(input, opts, output.as_mut_slice());
+            Ok(output.release(env).encode(env))
+        }
+    }
+
     /// Decodes a binary: the decoded binary, `{error, Reason}`, or for a big
     /// input `{continue, Job}`.
-    fn decode<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+    fn decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
         let max_len = codec::maximal_decoded_len(input.len());
         if budget::is_sliced(Work::Decode, input.len()) {
@@ -179,21 +223,51 @@ mod nif {
             return run_slice(env, ResourceArc::new(job), input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-        let result = if max_len <= HEAP_BINARY_MAX {
-            let mut scratch = [0u8; HEAP_BINARY_MAX];
-            match codec::decode_into(&input, opts, &mut scratch) {
-                Ok(written) => NewBinary::from_slice(env, &scratch[..written]).into(),
-                Err(error) => error_term(env, error),
-            }
-        } else {
-            let mut output = alloc_binary(max_len)?;
-            match codec::decode_into(&input, opts, output.as_mut_slice()) {
-                Ok(written) => shrink(output, written).release(env).encode(env),
-                Err(error) => error_term(env, error),
-            }
-        };
+        let result = decode_now(env, input, opts, max_len)?;
         charge(env, Work::Decode, input.len(), started);
         Ok(result)
+    }
+
+    /// The one-shot decode: small results through a stack buffer onto the
+    /// process heap, big ones into a maximal binary shrunk in place.
+    fn decode_now<'a>(
+        env: Env<'a>,
+        input: &[u8],
+        opts: DecodeOptions,
+        max_len: usize,
+    ) -> NifResult<Term<'a>> {
+        if max_len <= HEAP_BINARY_MAX {
+            let mut scratch = [0u8; HEAP_BINARY_MAX];
+            Ok(match codec::decode_into(input, opts, &mut scratch) {
+                Ok(written) => NewBinary::from_slice(env, &scratch[..written]).into(),
+                Err(error) => error_term(env, error),
+            })
+        } else {
+            let mut output = alloc_binary(max_len)?;
+            Ok(
+                match codec::decode_into(input, opts, output.as_mut_slice()) {
+                    Ok(written) => shrink(output, written).release(env).encode(env),
+                    Err(error) => error_term(env, error),
+                },
+            )
+        }
+    }
+
+    /// For comparison only (the latency probe): the whole input in one call on
+    /// a dirty CPU scheduler, as b64veryfast does above 2 MiB.
+    #[rustler::nif(schedule = "DirtyCpu")]
+    fn encode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+        let opts = encode_options(flags)?;
+        let out_len = codec::encoded_len(input.len(), opts.padding)
+            .ok_or(Error::RaiseAtom("system_limit"))?;
+        encode_now(env, &input, opts, out_len)
+    }
+
+    /// For comparison only: `decode/2` in one call on a dirty CPU scheduler.
+    #[rustler::nif(schedule = "DirtyCpu")]
+    fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+        let opts = decode_options(flags)?;
+        decode_now(env, &input, opts, codec::maximal_decoded_len(input.len()))
     }
 
     /// Gives back the unused tail of a decode buffer in place (whitespace made the
@@ -257,13 +331,13 @@ mod nif {
         job: ResourceArc<SlicedJob>,
         input: Binary<'a>,
     ) -> NifResult<Term<'a>> {
-        run_slice(env, job, input)
+        run_slice(env, job, input.as_slice())
     }
 
     fn run_slice<'a>(
         env: Env<'a>,
         job: ResourceArc<SlicedJob>,
-        input: Binary<'a>,
+        input: &'a [u8],
     ) -> NifResult<Term<'a>> {
         let mut guard = job.state.lock().map_err(|_| Error::BadArg)?;
         let state = &mut *guard;
@@ -280,8 +354,8 @@ mod nif {
         let slice = budget::slice_bytes(work);
         let started = Instant::now();
         let step = match &mut state.kind {
-            JobKind::Encode(j) => j.step(&input, output.as_mut_slice(), slice),
-            JobKind::Decode(j) => j.step(&input, output.as_mut_slice(), slice),
+            JobKind::Encode(j) => j.step(input, output.as_mut_slice(), slice),
+            JobKind::Decode(j) => j.step(input, output.as_mut_slice(), slice),
         };
         let elapsed = started.elapsed();
         let input_after = match &state.kind {
