@@ -185,7 +185,7 @@ mod nif {
             .ok_or(Error::RaiseAtom("system_limit"))?;
         if budget::is_sliced(Work::Encode, input.len()) {
             let output = alloc_binary(out_len)?;
-            let job = SlicedJob::new(JobKind::Encode(EncodeJob::new(opts)), output);
+            let job = SlicedJob::new(JobKind::Encode(EncodeJob::new(opts)), output, input.len());
             return run_slice(env, ResourceArc::new(job), input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
@@ -219,7 +219,7 @@ mod nif {
         let max_len = codec::maximal_decoded_len(input.len());
         if budget::is_sliced(Work::Decode, input.len()) {
             let output = alloc_binary(max_len)?;
-            let job = SlicedJob::new(JobKind::Decode(DecodeJob::new(opts)), output);
+            let job = SlicedJob::new(JobKind::Decode(DecodeJob::new(opts)), output, input.len());
             return run_slice(env, ResourceArc::new(job), input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
@@ -307,18 +307,23 @@ mod nif {
     /// garbage collected and the output buffer is released with it.
     struct SlicedJob {
         state: Mutex<JobState>,
+        /// Every slice must be given the input the job started with; a
+        /// different length could only come from misuse of the private API,
+        /// and would address the output out of bounds.
+        input_len: usize,
     }
 
     #[rustler::resource_impl]
     impl rustler::Resource for SlicedJob {}
 
     impl SlicedJob {
-        fn new(kind: JobKind, output: OwnedBinary) -> SlicedJob {
+        fn new(kind: JobKind, output: OwnedBinary, input_len: usize) -> SlicedJob {
             SlicedJob {
                 state: Mutex::new(JobState {
                     kind,
                     output: Some(OutputBuffer(output)),
                 }),
+                input_len,
             }
         }
     }
@@ -339,6 +344,9 @@ mod nif {
         job: ResourceArc<SlicedJob>,
         input: &'a [u8],
     ) -> NifResult<Term<'a>> {
+        if input.len() != job.input_len {
+            return Err(Error::BadArg);
+        }
         let mut guard = job.state.lock().map_err(|_| Error::BadArg)?;
         let state = &mut *guard;
         let Some(OutputBuffer(output)) = state.output.as_mut() else {
@@ -348,9 +356,6 @@ mod nif {
             JobKind::Encode(j) => (Work::Encode, j.input_position()),
             JobKind::Decode(j) => (Work::Decode, j.input_position()),
         };
-        if input_before > input.len() {
-            return Err(Error::BadArg);
-        }
         let slice = budget::slice_bytes(work);
         let started = Instant::now();
         let step = match &mut state.kind {
