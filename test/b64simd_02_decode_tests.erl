@@ -6,7 +6,8 @@
 -module(b64simd_02_decode_tests).
 -include_lib("eunit/include/eunit.hrl").
 
--import(b64simd_test_lib, [decode_option_sets/0, label/1, otp_decode/1, result/1, seed/1]).
+-import(b64simd_test_lib, [decode_option_sets/0, label/1, otp_decode/1, result/1, seed/1,
+                           wrap/2]).
 
 -define(MAX_EXHAUSTIVE, 1100).
 
@@ -140,7 +141,7 @@ round_trip(Data) ->
          [?assertEqual({ok, Data}, b64simd:try_decode(Encoded, Options),
                        label({Encoded, Options}))
           || Encoded <- Encodings],
-         Wrapped = wrap_lines(hd(Encodings)),
+         Wrapped = wrap(hd(Encodings), 76),
          case maps:get(whitespace, Options) of
              skip ->
                  ?assertEqual(Data, b64simd:decode(Wrapped, Options), label({Wrapped, Options}));
@@ -177,13 +178,6 @@ encode_as(Data, mixed, Padding) ->
                     || Index <- lists:seq(0, byte_size(Standard) - 1)]);
 encode_as(Data, Mode, Padding) ->
     b64simd_ref:encode(Data, #{mode => Mode, padding => Padding}).
-
-%% MIME-style lines of 76 characters and CRLF.
-wrap_lines(Base64) when byte_size(Base64) > 76 ->
-    <<Line:76/binary, Rest/binary>> = Base64,
-    <<Line/binary, "\r\n", (wrap_lines(Rest))/binary>>;
-wrap_lines(Base64) ->
-    Base64.
 
 %% Random lengths up to 4 MiB (decoded in time-budgeted slices), in the
 %% default options against OTP, and in urlsafe unpadded form.

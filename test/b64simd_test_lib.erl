@@ -4,7 +4,7 @@
 
 -export([encode_option_sets/0, decode_option_sets/0, label/1]).
 -export([seed/1]).
--export([iolist_shapes/1]).
+-export([iolist_shapes/1, wrap/2]).
 -export([otp_encode/2, otp_decode/1, result/1]).
 
 %% @doc Every encode option map: mode x padding, with the defaults spelled
@@ -83,6 +83,18 @@ unaligned(Bin) ->
     Parent = <<1:3, Bin/binary, 0:5>>,
     <<_:3, Sub:(byte_size(Bin))/binary, _:5>> = Parent,
     [Sub].
+
+%% @doc `Base64' cut in lines of `Width' characters with CRLF between them
+%% (MIME style; none after the last line).
+-spec wrap(binary(), pos_integer()) -> binary().
+wrap(Base64, Width) ->
+    iolist_to_binary(lists:join("\r\n", lines(Base64, Width))).
+
+lines(Base64, Width) when byte_size(Base64) > Width ->
+    <<Line:Width/binary, Rest/binary>> = Base64,
+    [Line | lines(Rest, Width)];
+lines(Base64, _Width) ->
+    [Base64].
 
 %% @doc OTP 25 `base64:encode/1' turned into the other encodings by the
 %% RFC 4648 section 5 substitution and by dropping the trailing `='.
