@@ -118,7 +118,7 @@ all_options_short_strings_test_() ->
 
 all_options_short_strings() ->
     [check(Input, Options)
-     || Input <- strings("AQR+_= \r\v", 4), Options <- decode_option_sets()],
+     || Input <- strings("AQR+_= \r\f\v", 4), Options <- decode_option_sets()],
     ok.
 
 %% Every length 0..1100 under every option set: decode(encode(X)) =:= X for
@@ -284,6 +284,28 @@ whitespace_everywhere() ->
              Options <- ?SAMPLE_OPTIONS]
      end
      || N <- lists:seq(0, 9) ++ [48, 49]],
+    ok.
+
+%% One or two whitespace bytes (or \f, \v) where the missing padding of an
+%% unpadded encoding would be, so that the input is as long as the padded
+%% encoding: a length check alone cannot tell that whitespace was skipped.
+whitespace_in_place_of_padding_test_() ->
+    {timeout, 60, fun whitespace_in_place_of_padding/0}.
+
+whitespace_in_place_of_padding() ->
+    _ = seed(decode_whitespace_in_place_of_padding),
+    [begin
+         Base64 = b64simd_ref:encode(rand:bytes(N), #{padding => false}),
+         Missing = (4 - byte_size(Base64) rem 4) rem 4,
+         [check(insert_at(insert_at(Base64, J, <<B>>), I, <<A>>), Options)
+          || Missing =:= 2, A <- "\f\s\n\v", B <- "\f\t\r", I <- lists:seq(0, byte_size(Base64)),
+             J <- [I, byte_size(Base64)], Options <- ?SAMPLE_OPTIONS],
+         [check(insert_at(Base64, I, <<A>>), Options)
+          || Missing =/= 0, A <- "\f\s\n\v\t\r", I <- lists:seq(0, byte_size(Base64)),
+             Options <- ?SAMPLE_OPTIONS],
+         ok
+     end
+     || N <- lists:seq(0, 20) ++ [46, 47, 49, 50, 94, 95, 190, 191]],
     ok.
 
 insert_at(Bin, Position, Insert) ->

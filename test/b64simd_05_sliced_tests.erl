@@ -24,7 +24,7 @@ sliced_test_() ->
      [{timeout, 120, Test}
       || Test <- [fun slicing_is_forced/0, fun encode_lengths/0, fun decode_lengths/0,
                   fun errors_around_boundaries/0, fun errors_at_the_end/0,
-                  fun random_large/0]]}.
+                  fun random_large/0, fun continue_with_another_input/0]]}.
 
 %% The hook really sends small inputs through sliced jobs, so the tests
 %% below prove the sliced path and not the one-shot one.
@@ -96,9 +96,10 @@ errors_around_boundaries() ->
               [?assertEqual(b64simd_ref:decode(Input, Options),
                             b64simd:try_decode(Input, Options),
                             label({Slice, Position, Byte, Options}))
-               || Options <- [#{}, #{whitespace => reject}, #{mode => urlsafe}]]
+               || Options <- [#{}, #{whitespace => reject}, #{mode => urlsafe},
+                              #{mode => any, padding => false, canonical => true}]]
           end
-          || Position <- Positions, Byte <- [$!, $=, $\n, $\f, $-, 0, 255]],
+          || Position <- Positions, Byte <- [$!, $=, $\n, $\s, $\f, $-, 0, 255]],
          ok
      end
      || Slice <- [4, 5, 7, 64, 100]],
@@ -145,3 +146,22 @@ random_large() ->
      end
      || Slice <- [1000, 4097, 65536, 1]],
     ok.
+
+%% The private continue/2 with another input than the job started with (a
+%% misuse the public API never makes) is refused with badarg, never a panic
+%% nor a result made of two inputs.
+continue_with_another_input() ->
+    ok = b64simd_nif:set_slice_bytes(5),
+    DefaultFlags = 4,
+    {continue, Encode} = b64simd_nif:encode(<<"0123456789">>, DefaultFlags),
+    ?assertError(badarg, run_job(Encode, binary:copy(<<"x">>, 10000))),
+    {continue, Longer} = b64simd_nif:decode(<<"MDEyMzQ1Njc4OQ==">>, DefaultFlags),
+    ?assertError(badarg, run_job(Longer, binary:copy(<<"QUJD">>, 1000))),
+    {continue, Shorter} = b64simd_nif:decode(<<"MDEyMzQ1Njc4OQ==">>, DefaultFlags),
+    ?assertError(badarg, run_job(Shorter, <<"MDEyMzQ1">>)).
+
+run_job(Job, Input) ->
+    case b64simd_nif:continue(Job, Input) of
+        {continue, Job} -> run_job(Job, Input);
+        Result -> Result
+    end.
