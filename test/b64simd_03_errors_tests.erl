@@ -34,6 +34,12 @@ invalid_character_test() ->
     assert_message(<<"QQ ==">>, #{whitespace => reject}, 1,
                    ["0x20 at byte 2", "whitespace => reject"]).
 
+%% The offset and the character named are those of the flattened iolist.
+invalid_character_in_iolist_test() ->
+    Input = [<<"QU">>, [$J, "D"], [[<<"Q">>], "Q"], $-, <<"=">>],
+    assert_reason({invalid_character, 6}, Input, #{}),
+    assert_message(Input, #{}, 1, ["0x2D ('-') at byte 6", "use mode => urlsafe"]).
+
 %% No hint when the character is in no alphabet, or the mode already
 %% accepts it.
 invalid_character_without_hint_test() ->
@@ -159,6 +165,15 @@ odd_but_valid_iodata_test() ->
      || Data <- [[<<"A">> | <<>>], [[] | <<"A">>], [[[[65]]]], [<<>>, 65, []]]],
     [?assertEqual(<<"A">>, b64simd:decode(Base64), label(Base64))
      || Base64 <- [[<<"QQ">> | <<"==">>], [$Q, <<"Q=">> | <<"=">>], [[], "QQ", [[<<"==">>]]]]].
+
+%% Both arguments bad: both are described.
+both_arguments_described_test() ->
+    try b64simd:decode(foo, #{mode => url}) of
+        Value -> erlang:error({no_exception, Value})
+    catch
+        error:badarg:Stack ->
+            ?assertMatch(#{1 := _, 2 := _}, b64simd:format_error(badarg, Stack))
+    end.
 
 bitstring_message_test() ->
     Message = unicode:characters_to_list(caught_message(fun() -> b64simd:encode(<<1:3>>) end)),

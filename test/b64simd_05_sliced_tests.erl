@@ -24,7 +24,8 @@ sliced_test_() ->
      [{timeout, 120, Test}
       || Test <- [fun slicing_is_forced/0, fun encode_lengths/0, fun decode_lengths/0,
                   fun errors_around_boundaries/0, fun errors_at_the_end/0,
-                  fun random_large/0, fun continue_with_another_input/0]]}.
+                  fun random_large/0, fun iolists_through_slices/0,
+                  fun continue_with_another_input/0]]}.
 
 %% The hook really sends small inputs through sliced jobs, so the tests
 %% below prove the sliced path and not the one-shot one.
@@ -145,6 +146,26 @@ random_large() ->
                       b64simd:try_decode(<<Head/binary, $*, Tail/binary>>), Label)
      end
      || Slice <- [1000, 4097, 65536, 1]],
+    ok.
+
+%% iolists are flattened once and the same binary is fed to every slice.
+iolists_through_slices() ->
+    _ = seed(sliced_iolists),
+    ok = b64simd_nif:set_slice_bytes(7),
+    [begin
+         Data = rand:bytes(Length),
+         Base64 = base64:encode(Data),
+         Bad = <<Base64/binary, " -">>,
+         [?assertEqual(Base64, b64simd:encode(Shape), label(Shape))
+          || Shape <- b64simd_test_lib:iolist_shapes(Data)],
+         [?assertEqual(Data, b64simd:decode(Shape), label(Shape))
+          || Shape <- b64simd_test_lib:iolist_shapes(Base64)],
+         [?assertEqual({error, {invalid_character, byte_size(Base64) + 1}},
+                       b64simd:try_decode(Shape), label(Shape))
+          || Shape <- b64simd_test_lib:iolist_shapes(Bad)],
+         ok
+     end
+     || Length <- [0, 1, 2, 3, 10, 47, 100, 500]],
     ok.
 
 %% The private continue/2 with another input than the job started with (a
