@@ -225,6 +225,50 @@ every_byte_everywhere() ->
      || {Data, Positions} <- Short ++ Long, Options <- ?SAMPLE_OPTIONS],
     ok.
 
+%% Fewer byte values, but at both sides of every 16-byte step of a
+%% 1468-character encoding, whatever block size a kernel uses.
+bytes_at_every_block_boundary_test_() ->
+    {timeout, 60, fun bytes_at_every_block_boundary/0}.
+
+bytes_at_every_block_boundary() ->
+    _ = seed(decode_bytes_at_every_block_boundary),
+    Data = rand:bytes(1100),
+    Bytes = [0, $!, $=, $\s, $\f, $-, $_, $+, 128, 255],
+    [begin
+         Base64 = encode_for(Data, Options),
+         Positions = [P + D || P <- lists:seq(0, byte_size(Base64), 16), D <- [-1, 0, 1]],
+         [check(Mutated, Options)
+          || Position <- Positions, Position >= 0, Position < byte_size(Base64),
+             Byte <- Bytes, Mutated <- [insert_at(Base64, Position, <<Byte>>),
+                                        replace_at(Base64, Position, Byte)]],
+         ok
+     end
+     || Options <- [#{}, #{mode => any, padding => false, whitespace => reject}]],
+    ok.
+
+%% Random bytes at random places of random encodings up to 20000
+%% characters, under random option sets.
+random_byte_random_place_test_() ->
+    {timeout, 60, fun random_byte_random_place/0}.
+
+random_byte_random_place() ->
+    _ = seed(decode_random_byte_random_place),
+    OptionSets = list_to_tuple(decode_option_sets()),
+    [begin
+         Options = element(rand:uniform(tuple_size(OptionSets)), OptionSets),
+         Base64 = encode_for(rand:bytes(rand:uniform(15000)), Options),
+         Position = rand:uniform(byte_size(Base64)) - 1,
+         <<Byte>> = rand:bytes(1),
+         check(replace_at(Base64, Position, Byte), Options),
+         check(insert_at(Base64, Position, <<Byte>>), Options)
+     end
+     || _ <- lists:seq(1, 300)],
+    ok.
+
+replace_at(Bin, Position, Byte) ->
+    <<Head:Position/binary, _, Tail/binary>> = Bin,
+    <<Head/binary, Byte, Tail/binary>>.
+
 around(Centres) ->
     lists:usort([P || C <- Centres, P <- lists:seq(C - 3, C + 3)]).
 
