@@ -2,14 +2,14 @@
 %% for everything OTP 25's `base64' cannot judge (urlsafe, `any', optional
 %% padding, `whitespace => reject', `canonical => true').
 %%
-%% Written from the rules in DESIGN.md section 4 and the HELPERS.md briefing,
-%% not from the Rust code; slow on purpose (one byte at a time, plain lists
-%% and bitstrings). It is itself checked against OTP `base64' in
+%% Written from the rules of DESIGN.md section 4 and of the scalar decoder's
+%% module doc, not from the Rust code; simple rather than fast (one byte at
+%% a time, bitstrings). It is itself checked against OTP `base64' in
 %% b64simd_01_encode_tests and b64simd_02_decode_tests.
 -module(b64simd_ref).
 
 -export([encode/2, decode/2]).
--export([alphabet/1, whitespace/0]).
+-export([alphabet/1]).
 
 -type encode_options() :: #{mode => standard | urlsafe, padding => boolean()}.
 -type decode_options() :: #{mode => standard | urlsafe | any,
@@ -152,6 +152,5 @@ alphabet(any) -> common() ++ "+/-_".
 common() ->
     lists:seq($A, $Z) ++ lists:seq($a, $z) ++ lists:seq($0, $9).
 
-%% @doc The bytes skipped as whitespace (as OTP: not `\f' nor `\v').
--spec whitespace() -> string().
+%% The bytes skipped as whitespace (as OTP: not `\f' nor `\v').
 whitespace() -> "\t\n\r ".
