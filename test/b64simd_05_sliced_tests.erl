@@ -24,7 +24,7 @@ sliced_test_() ->
      [{timeout, 120, Test}
       || Test <- [fun slicing_is_forced/0, fun encode_lengths/0, fun decode_lengths/0,
                   fun errors_around_boundaries/0, fun errors_at_the_end/0,
-                  fun random_large/0, fun iolists_through_slices/0,
+                  fun random_large/0, fun iolists_through_slices/0, fun exact_size_outputs/0,
                   fun continue_with_another_input/0]]}.
 
 %% The hook really sends small inputs through sliced jobs, so the tests
@@ -166,6 +166,25 @@ iolists_through_slices() ->
          ok
      end
      || Length <- [0, 1, 2, 3, 10, 47, 100, 500]],
+    ok.
+
+%% Encode allocates its output at the exact size and decode shrinks its
+%% buffer in place, sliced or not: no result keeps a bigger buffer alive.
+exact_size_outputs() ->
+    _ = seed(sliced_exact_size_outputs),
+    Data = rand:bytes(100001),
+    Base64 = base64:encode(Data),
+    Spaced = <<Base64/binary, (binary:copy(<<" ">>, 50000))/binary>>,
+    Unpadded = b64simd_ref:encode(Data, #{padding => false}),
+    [begin
+         ok = b64simd_nif:set_slice_bytes(Slice),
+         [?assertEqual(byte_size(Result), binary:referenced_byte_size(Result),
+                       label({Slice, byte_size(Result)}))
+          || Result <- [b64simd:encode(Data), b64simd:decode(Base64), b64simd:decode(Spaced),
+                        b64simd:decode(Unpadded, #{padding => false})]],
+         ok
+     end
+     || Slice <- [0, 1000, 65536]],
     ok.
 
 %% The private continue/2 with another input than the job started with (a
