@@ -25,6 +25,7 @@ sliced_test_() ->
       || Test <- [fun slicing_is_forced/0, fun encode_lengths/0, fun decode_lengths/0,
                   fun errors_around_boundaries/0, fun errors_at_the_end/0,
                   fun random_large/0, fun iolists_through_slices/0, fun exact_size_outputs/0,
+                  fun concurrent_jobs/0, fun abandoned_jobs_are_freed/0,
                   fun continue_with_another_input/0]]}.
 
 %% The hook really sends small inputs through sliced jobs, so the tests
@@ -186,6 +187,48 @@ exact_size_outputs() ->
      end
      || Slice <- [0, 1000, 65536]],
     ok.
+
+%% Sliced jobs of many processes at once (two schedulers here) do not mix.
+concurrent_jobs() ->
+    _ = seed(sliced_concurrent_jobs),
+    ok = b64simd_nif:set_slice_bytes(257),
+    Inputs = [rand:bytes(rand:uniform(200000)) || _ <- lists:seq(1, 16)],
+    Parent = self(),
+    Workers = [spawn_link(fun() ->
+                                  Results = [{b64simd:encode(Data),
+                                              b64simd:decode(base64:encode(Data)),
+                                              b64simd:try_decode(<<(base64:encode(Data))/binary, "*">>)}
+                                             || _ <- lists:seq(1, 3)],
+                                  Parent ! {self(), Results}
+                          end)
+               || Data <- Inputs],
+    [receive
+         {Worker, Results} ->
+             Expected = {base64:encode(Data), Data,
+                         {error, {invalid_character, byte_size(base64:encode(Data))}}},
+             [?assertEqual(Expected, Result, label(byte_size(Data))) || Result <- Results]
+     end
+     || {Worker, Data} <- lists:zip(Workers, Inputs)],
+    ok.
+
+%% A job dropped half-way (its process died, or nobody continued it) frees
+%% its output buffer when the job term is garbage collected.
+abandoned_jobs_are_freed() ->
+    ok = b64simd_nif:set_slice_bytes(1000),
+    Data = binary:copy(<<"abc">>, 1 bsl 18),
+    DefaultFlags = 4,
+    Start = fun() -> {continue, _} = b64simd_nif:encode(Data, DefaultFlags), ok end,
+    Before = erlang:memory(binary),
+    [begin
+         {Pid, Ref} = spawn_monitor(fun() -> Start(), exit(dropped) end),
+         receive {'DOWN', Ref, process, Pid, dropped} -> ok end
+     end
+     || _ <- lists:seq(1, 100)],
+    [Start() || _ <- lists:seq(1, 100)],
+    true = erlang:garbage_collect(),
+    Growth = erlang:memory(binary) - Before,
+    %% 200 leaked buffers would be 200 MiB.
+    ?assert(Growth < 50 bsl 20, {binary_memory_growth, Growth}).
 
 %% The private continue/2 with another input than the job started with (a
 %% misuse the public API never makes) is refused with badarg, never a panic
