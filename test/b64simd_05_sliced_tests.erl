@@ -226,9 +226,16 @@ abandoned_jobs_are_freed() ->
      || _ <- lists:seq(1, 100)],
     [Start() || _ <- lists:seq(1, 100)],
     true = erlang:garbage_collect(),
-    Growth = erlang:memory(binary) - Before,
-    %% 200 leaked buffers would be 200 MiB.
-    ?assert(Growth < 50 bsl 20, {binary_memory_growth, Growth}).
+    %% 200 leaked buffers would be 200 MiB. A dead process's heap may be
+    %% freed a little after its 'DOWN' message, so give that a moment.
+    ?assertEqual(ok, binary_growth_below(Before, 50 bsl 20, 100)).
+
+binary_growth_below(Before, Limit, Tries) ->
+    case erlang:memory(binary) - Before of
+        Growth when Growth < Limit -> ok;
+        Growth when Tries =:= 0 -> {binary_memory_growth, Growth};
+        _ -> timer:sleep(50), binary_growth_below(Before, Limit, Tries - 1)
+    end.
 
 %% The private continue/2 with another input than the job started with (a
 %% misuse the public API never makes) is refused with badarg, never a panic
