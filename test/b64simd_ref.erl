@@ -1,0 +1,156 @@
+%% A small, obviously-correct pure-Erlang reference for b64simd: the oracle
+%% for everything OTP 25's `base64' cannot judge (urlsafe, `any', optional
+%% padding, `whitespace => reject', `canonical => true').
+%%
+%% Written from the rules of DESIGN.md section 4 and of the scalar decoder's
+%% module doc, not from the Rust code; simple rather than fast (one byte at
+%% a time, bitstrings). It is itself checked against OTP `base64' in
+%% b64simd_01_encode_tests and b64simd_02_decode_tests.
+-module(b64simd_ref).
+
+-export([encode/2, decode/2]).
+-export([alphabet/1]).
+
+-type encode_options() :: #{mode => standard | urlsafe, padding => boolean()}.
+-type decode_options() :: #{mode => standard | urlsafe | any,
+                            padding => boolean(),
+                            whitespace => skip | reject,
+                            canonical => boolean()}.
+
+%%====================================================================
+%% Encode (RFC 4648 sections 4 and 5)
+%%====================================================================
+
+%% @doc Encodes `Data' under `Options' (defaults as b64simd: standard,
+%% padded).
+-spec encode(binary(), encode_options()) -> binary().
+encode(Data, Options) ->
+    Mode = maps:get(mode, Options, standard),
+    Padding = maps:get(padding, Options, true),
+    Chars = list_to_tuple(alphabet(Mode)),
+    Char = fun(Sextet) -> element(Sextet + 1, Chars) end,
+    WholeBits = (byte_size(Data) div 3) * 24,
+    <<Whole:WholeBits/bitstring, Tail/binary>> = Data,
+    Body = <<<<(Char(S))>> || <<S:6>> <= Whole>>,
+    wrap(<<Body/binary, (encode_tail(Tail, Char, Padding))/binary>>, Options).
+
+%% The last 1 or 2 bytes: zero-filled to whole sextets (RFC 4648 section
+%% 3.5), then '=' up to a full quantum of 4 characters.
+encode_tail(<<>>, _Char, _Padding) ->
+    <<>>;
+encode_tail(<<A:6, B:2>>, Char, Padding) ->
+    <<(Char(A)), (Char(B bsl 4)), (pad(2, Padding))/binary>>;
+encode_tail(<<A:6, B:6, C:4>>, Char, Padding) ->
+    <<(Char(A)), (Char(B)), (Char(C bsl 2)), (pad(1, Padding))/binary>>.
+
+pad(N, true) -> binary:copy(<<"=">>, N);
+pad(_N, false) -> <<>>.
+
+%% Line wrapping (`line_length', `line_break') is added here by a later
+%% issue; without those options the encoding is one line.
+wrap(Base64, _Options) ->
+    Base64.
+
+%%====================================================================
+%% Decode: the rules of DESIGN.md section 4, first problem wins
+%%====================================================================
+
+-record(scan, {
+    mode,
+    whitespace,
+    sextets = <<>> :: bitstring(),  % significant characters so far, 6 bits each
+    count = 0 :: non_neg_integer(), % how many
+    last = none,                     % offset of the last significant character
+    pads = [] :: [non_neg_integer()] % offsets of the '=' seen, newest first
+}).
+
+%% @doc Decodes `Base64' (a binary) under `Options'.
+-spec decode(binary(), decode_options()) -> {ok, binary()} | {error, term()}.
+decode(Base64, Options) ->
+    Scan = #scan{mode = maps:get(mode, Options, standard),
+                 whitespace = maps:get(whitespace, Options, skip)},
+    case scan(Base64, 0, Scan) of
+        {error, _} = Error ->
+            Error;
+        #scan{} = Done ->
+            finish(Done, maps:get(padding, Options, true), maps:get(canonical, Options, false))
+    end.
+
+scan(<<>>, _Offset, Scan) ->
+    Scan;
+scan(<<Byte, Rest/binary>>, Offset, Scan) ->
+    case step(class(Byte, Scan), Offset, Scan) of
+        {error, _} = Error -> Error;
+        Next -> scan(Rest, Offset + 1, Next)
+    end.
+
+step({sextet, _}, _Offset, #scan{pads = [_ | _] = Pads}) ->
+    %% Data after padding: the padding came too early.
+    {error, {bad_padding, lists:last(Pads)}};
+step({sextet, Value}, Offset, #scan{sextets = Bits, count = Count} = Scan) ->
+    Scan#scan{sextets = <<Bits/bitstring, Value:6>>, count = Count + 1, last = Offset};
+step(pad, Offset, #scan{count = Count, pads = Pads} = Scan) ->
+    %% A quantum of 2 characters takes "==", of 3 takes "="; no other.
+    Allowed = case Count rem 4 of
+                  2 -> 2;
+                  3 -> 1;
+                  _ -> 0
+              end,
+    case length(Pads) < Allowed of
+        true -> Scan#scan{pads = [Offset | Pads]};
+        false -> {error, {bad_padding, Offset}}
+    end;
+step(whitespace, _Offset, #scan{whitespace = skip} = Scan) ->
+    Scan;
+step(_WhitespaceOrInvalid, Offset, _Scan) ->
+    {error, {invalid_character, Offset}}.
+
+finish(#scan{count = Count, pads = [_ | _] = Pads}, _Padding, _Canonical)
+  when Count rem 4 + length(Pads) =/= 4 ->
+    {error, {bad_padding, lists:last(Pads)}};
+finish(#scan{count = Count, pads = [], last = Last}, _Padding, _Canonical)
+  when Count rem 4 =:= 1 ->
+    {error, {incomplete, Last}};
+finish(#scan{count = Count, pads = []}, true, _Canonical) when Count rem 4 =/= 0 ->
+    {error, missing_padding};
+finish(#scan{sextets = Bits, last = Last}, _Padding, Canonical) ->
+    Size = bit_size(Bits) div 8,
+    <<Data:Size/binary, Unused/bitstring>> = Bits,
+    UnusedSize = bit_size(Unused),
+    case Unused of
+        <<0:UnusedSize>> -> {ok, Data};
+        _ when Canonical -> {error, {non_canonical, Last}};
+        _ -> {ok, Data}
+    end.
+
+%% What one input byte is under the scan's mode.
+class(Byte, _Scan) when Byte >= $A, Byte =< $Z -> {sextet, Byte - $A};
+class(Byte, _Scan) when Byte >= $a, Byte =< $z -> {sextet, Byte - $a + 26};
+class(Byte, _Scan) when Byte >= $0, Byte =< $9 -> {sextet, Byte - $0 + 52};
+class($+, #scan{mode = Mode}) when Mode =/= urlsafe -> {sextet, 62};
+class($/, #scan{mode = Mode}) when Mode =/= urlsafe -> {sextet, 63};
+class($-, #scan{mode = Mode}) when Mode =/= standard -> {sextet, 62};
+class($_, #scan{mode = Mode}) when Mode =/= standard -> {sextet, 63};
+class($=, _Scan) -> pad;
+class(Byte, _Scan) ->
+    case lists:member(Byte, whitespace()) of
+        true -> whitespace;
+        false -> invalid
+    end.
+
+%%====================================================================
+%% The alphabets
+%%====================================================================
+
+%% @doc The 64 characters of `Mode' in sextet order (for `any', the 66
+%% characters it accepts).
+-spec alphabet(standard | urlsafe | any) -> string().
+alphabet(standard) -> common() ++ "+/";
+alphabet(urlsafe) -> common() ++ "-_";
+alphabet(any) -> common() ++ "+/-_".
+
+common() ->
+    lists:seq($A, $Z) ++ lists:seq($a, $z) ++ lists:seq($0, $9).
+
+%% The bytes skipped as whitespace (as OTP: not `\f' nor `\v').
+whitespace() -> "\t\n\r ".

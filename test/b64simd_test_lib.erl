@@ -1,0 +1,135 @@
+%% Shared by the b64simd_NN_*_tests modules: option sets, seeded randomness,
+%% iolist shapes and OTP-based oracles.
+-module(b64simd_test_lib).
+
+-export([encode_option_sets/0, decode_option_sets/0, label/1]).
+-export([seed/1]).
+-export([iolist_shapes/1, wrap/2]).
+-export([otp_encode/2, otp_decode/1, result/1]).
+
+%% @doc Every encode option map: mode x padding, with the defaults spelled
+%% out and left implicit.
+-spec encode_option_sets() -> [map()].
+encode_option_sets() ->
+    [#{}, #{padding => false}, #{mode => urlsafe}, #{mode => urlsafe, padding => false},
+     #{mode => standard, padding => true}].
+
+%% @doc Every decode option combination: 3 modes x padding x whitespace x
+%% canonical (24 maps).
+-spec decode_option_sets() -> [map()].
+decode_option_sets() ->
+    [#{mode => M, padding => P, whitespace => W, canonical => C}
+     || M <- [standard, urlsafe, any], P <- [true, false], W <- [skip, reject],
+        C <- [false, true]].
+
+%% @doc A short label for assertion messages.
+-spec label(term()) -> string().
+label(Term) ->
+    lists:flatten(io_lib:format("~0tp", [Term])).
+
+%% @doc Seeds `rand' for this process with a fixed seed (or the one in
+%% B64SIMD_SEED) and prints it, so that a failure reproduces.
+-spec seed(atom()) -> {integer(), integer(), integer()}.
+seed(Test) ->
+    Seed = case os:getenv("B64SIMD_SEED") of
+               false -> {erlang:phash2(Test), 1789, 2026};
+               Text -> {list_to_integer(Text), 1789, 2026}
+           end,
+    io:format(user, "~n~p: rand seed exsss ~p (set B64SIMD_SEED=N to change)~n", [Test, Seed]),
+    _ = rand:seed(exsss, Seed),
+    Seed.
+
+%% @doc Many iodata terms that all flatten to `Bin': deep lists, empty lists
+%% and binaries, byte integers mixed with binaries, improper tails that are
+%% binaries, and sub-binaries at odd offsets and bit alignments of their
+%% parent.
+-spec iolist_shapes(binary()) -> [iodata()].
+iolist_shapes(Bin) ->
+    Size = byte_size(Bin),
+    Half = Size div 2,
+    <<Front:Half/binary, Back/binary>> = Bin,
+    [Bin,
+     [Bin],
+     [[], Bin, [[]], <<>>],
+     binary_to_list(Bin),
+     [binary_to_list(Front), Back],
+     [Front | Back],
+     [[[[Front]]], [[], [Back]]],
+     lists:foldr(fun(Byte, Acc) -> [Acc, Byte] end, [], lists:reverse(binary_to_list(Bin))),
+     [alternate(Chunk) || Chunk <- chunks(Bin, 3)],
+     chunks(Bin, 1),
+     chunks(Bin, 7),
+     odd_offset(Bin, 1),
+     odd_offset(Bin, 3),
+     [odd_offset(Front, 5), <<>>, odd_offset(Back, 7)],
+     unaligned(Bin)].
+
+alternate(<<Byte, Rest/binary>>) -> [Byte, Rest];
+alternate(Chunk) -> Chunk.
+
+chunks(Bin, N) when byte_size(Bin) > N ->
+    <<Chunk:N/binary, Rest/binary>> = Bin,
+    [Chunk | chunks(Rest, N)];
+chunks(Bin, _N) ->
+    [Bin].
+
+%% A sub-binary starting `Skip' bytes into a bigger binary.
+odd_offset(Bin, Skip) ->
+    Parent = <<(binary:copy(<<"#">>, Skip))/binary, Bin/binary, "tail">>,
+    binary:part(Parent, Skip, byte_size(Bin)).
+
+%% A sub-binary whose first byte is not byte-aligned in its parent.
+unaligned(Bin) ->
+    Parent = <<1:3, Bin/binary, 0:5>>,
+    <<_:3, Sub:(byte_size(Bin))/binary, _:5>> = Parent,
+    [Sub].
+
+%% @doc `Base64' cut in lines of `Width' characters with CRLF between them
+%% (MIME style; none after the last line).
+-spec wrap(binary(), pos_integer()) -> binary().
+wrap(Base64, Width) ->
+    iolist_to_binary(lists:join("\r\n", lines(Base64, Width))).
+
+lines(Base64, Width) when byte_size(Base64) > Width ->
+    <<Line:Width/binary, Rest/binary>> = Base64,
+    [Line | lines(Rest, Width)];
+lines(Base64, _Width) ->
+    [Base64].
+
+%% @doc OTP 25 `base64:encode/1' turned into the other encodings by the
+%% RFC 4648 section 5 substitution and by dropping the trailing `='.
+-spec otp_encode(binary(), map()) -> binary().
+otp_encode(Data, Options) ->
+    Standard = base64:encode(Data),
+    Alphabet = case maps:get(mode, Options, standard) of
+                   standard -> Standard;
+                   urlsafe -> << <<(url_char(C))>> || <<C>> <= Standard >>
+               end,
+    case maps:get(padding, Options, true) of
+        true -> Alphabet;
+        false -> string:trim(Alphabet, trailing, "=")
+    end.
+
+url_char($+) -> $-;
+url_char($/) -> $_;
+url_char(C) -> C.
+
+%% @doc OTP 25 `base64:decode/1' as `{ok, Data} | error' (OTP raises
+%% assorted crash terms on bad input).
+-spec otp_decode(binary()) -> {ok, binary()} | error.
+otp_decode(Base64) ->
+    try base64:decode(Base64) of
+        Data -> {ok, Data}
+    catch
+        error:_ -> error
+    end.
+
+%% @doc Runs `Fun' and gives `{ok, Value}', or `{error, Reason}' for an
+%% `error' exception (what a raising API call compares as).
+-spec result(fun(() -> term())) -> {ok, term()} | {error, term()}.
+result(Fun) ->
+    try Fun() of
+        Value -> {ok, Value}
+    catch
+        error:Reason -> {error, Reason}
+    end.
