@@ -257,13 +257,13 @@ peers() ->
 peer_series(Env, Module, Library, Calls) ->
     case os:getenv(Env) of
         Dir when is_list(Dir), Dir =/= "" ->
-            true = code:add_patha(filename:absname(Dir)),
-            case code:ensure_loaded(Module) of
+            case code:add_patha(filename:absname(Dir)) =:= true andalso
+                code:ensure_loaded(Module) of
                 {module, Module} ->
                     {[peer(Library, Op, remote_call(Module, Function)) || {Op, Function} <- Calls],
                       none};
-                {error, Why} ->
-                    {[], io_lib:format("~s: cannot load ~s from ~s=~s (~p)",
+                Why ->
+                    {[], io_lib:format("~s: NOT measured, cannot load ~s from ~s=~s (~p)",
                                        [Library, Module, Env, Dir, Why])}
             end;
         _ ->
@@ -300,22 +300,32 @@ measure_sizes(Sizes, Series) ->
     clear_progress(),
     {lists:append(lists:reverse(Runs)), lists:reverse(Failures)}.
 
+%% Check and calibrate every series of a size, then take the runs round
+%% robin (run 1 of each series, then run 2, ...): on a shared machine a burst
+%% of outside load then spreads over all libraries instead of hitting one.
 measure_size(Size, Inputs, Series, Done, Total) ->
-    {Runs, Failures, _} =
+    {Ready, Failures, _} =
         lists:foldl(
-          fun(S, {RunsAcc, FailAcc, N}) ->
+          fun(S, {ReadyAcc, FailAcc, N}) ->
                   progress(N, Total, Size, S#series.library ++ " " ++ op_name(S#series.op)),
                   Input = maps:get(input_of(S#series.op), Inputs),
                   case check(S, Input, expected(S#series.op, Inputs)) of
                       ok ->
-                          {measure(S, Size, Input) ++ RunsAcc, FailAcc, N + 1};
+                          Iterations = calibrate(S#series.call, Input, 1),
+                          {[{S, Input, Iterations} | ReadyAcc], FailAcc, N + 1};
                       {failed, Why} ->
                           io:format(standard_error, "~nCHECK FAILED: ~s ~s at ~B bytes: ~s~n",
                                     [S#series.library, S#series.op, Size, Why]),
-                          {RunsAcc, [{S, Size, Why} | FailAcc], N + 1}
+                          {ReadyAcc, [{S, Size, Why} | FailAcc], N + 1}
                   end
           end, {[], [], Done}, Series),
-    {lists:reverse(Runs), Failures}.
+    Runs = [begin
+                progress(Done + length(Series) - 1, Total, Size,
+                         io_lib:format("run ~B of ~B", [Index, ?RUNS])),
+                [measure_run(S, Size, Input, Iterations, Index)
+                 || {S, Input, Iterations} <- lists:reverse(Ready)]
+            end || Index <- lists:seq(1, ?RUNS)],
+    {lists:append(Runs), Failures}.
 
 %% Outputs are compared with the oracle before anything is timed.
 check(#series{call = Call}, Input, Expected) ->
@@ -323,21 +333,14 @@ check(#series{call = Call}, Input, Expected) ->
         Expected -> ok;
         Other when is_binary(Other), is_binary(Expected) ->
             {failed, io_lib:format("output differs from OTP base64 at byte ~B (~B bytes, expected ~B)",
-                                   [first_difference(Other, Expected), byte_size(Other),
-                                    byte_size(Expected)])};
+                                   [binary:longest_common_prefix([Other, Expected]),
+                                    byte_size(Other), byte_size(Expected)])};
         Other ->
             {failed, io_lib:format("returned ~P", [Other, 8])}
     catch
         Class:Reason ->
             {failed, io_lib:format("raised ~p:~P", [Class, Reason, 8])}
     end.
-
-first_difference(A, B) ->
-    binary:longest_common_prefix([A, B]).
-
-measure(S = #series{call = Call}, Size, Input) ->
-    Iterations = calibrate(Call, Input, 1),
-    measure_runs(S, Size, Input, Iterations, 1).
 
 %% Doubling batches until one lasts CALIBRATE_NS also warms caches, the
 %% allocator and the branch predictors up.
@@ -352,19 +355,16 @@ calibrate(Call, Input, N) ->
 iterations_for(N, Elapsed) ->
     max(1, ceil(N * ?TARGET_RUN_NS / max(Elapsed, 1))).
 
-measure_runs(_S, _Size, _Input, _Iterations, Index) when Index > ?RUNS ->
-    [];
-measure_runs(S = #series{call = Call}, Size, Input, Iterations, Index) ->
+measure_run(S = #series{call = Call}, Size, Input, Iterations, Index) ->
     erlang:garbage_collect(),
     Elapsed = timed(Call, Input, Iterations),
     case Elapsed < ?MIN_RUN_NS of
         true ->
-            %% The machine got faster than calibrated: run again, longer.
-            measure_runs(S, Size, Input, iterations_for(Iterations, Elapsed), Index);
+            %% Faster than calibrated: run again, longer.
+            measure_run(S, Size, Input, iterations_for(Iterations, Elapsed), Index);
         false ->
-            [#run{series = S, size = Size, index = Index, iterations = Iterations,
-                  elapsed_ns = Elapsed}
-             | measure_runs(S, Size, Input, Iterations, Index + 1)]
+            #run{series = S, size = Size, index = Index, iterations = Iterations,
+                 elapsed_ns = Elapsed}
     end.
 
 timed(Call, Input, N) ->
