@@ -261,7 +261,7 @@ peer_series(Env, Module, Library, Calls) ->
                 code:ensure_loaded(Module) of
                 {module, Module} ->
                     {[peer(Library, Op, remote_call(Module, Function)) || {Op, Function} <- Calls],
-                      none};
+                     io_lib:format("~s: measured, ~s", [Library, code:which(Module)])};
                 Why ->
                     {[], io_lib:format("~s: NOT measured, cannot load ~s from ~s=~s (~p)",
                                        [Library, Module, Env, Dir, Why])}
