@@ -12,15 +12,15 @@
 -define(RUNS, 5).
 %% Each measured run lasts at least this long (timer and scheduler noise
 %% become negligible); calibration aims a little higher.
--define(MIN_RUN_NS, 30000000).
--define(TARGET_RUN_NS, 40000000).
--define(CALIBRATE_NS, 10000000).
+-define(MIN_RUN_NS, 30_000_000).
+-define(TARGET_RUN_NS, 40_000_000).
+-define(CALIBRATE_NS, 10_000_000).
 %% The table shows ns per call up to this payload size.
 -define(SMALL_SIZE, 1024).
 %% MIME (RFC 2045): 76 characters a line, CRLF between lines.
 -define(MIME_LINE, 76).
 -define(STREAM_CHUNK, 65536).
--define(MIB, 1048576).
+-define(MIB, 1_048_576).
 
 -type op() :: encode | decode | encode_url | decode_url | encode_wrapped
             | decode_wrapped | is_valid | copy.
@@ -630,16 +630,17 @@ write_gnuplot(File, PlotFile, Series, Medians) ->
                                                 PanelSeries),
                            {panel(Title, Numbered), Next + length(PanelSeries)}
                    end, 1, Curves),
-    file:write_file(File, [gnuplot_preamble(PlotFile), Blocks, Plots, "unset multiplot\n"]).
+    KeyRows = lists:max([length(C) || {_, C} <- Curves]),
+    file:write_file(File, [gnuplot_preamble(PlotFile, KeyRows), Blocks, Plots,
+                           "unset multiplot\n"]).
 
-gnuplot_preamble(PlotFile) ->
+gnuplot_preamble(PlotFile, KeyRows) ->
     Title = io_lib:format("b64simd (~s kernel) vs peers, OTP ~s, median of ~B runs",
                           [b64simd:kernel(), erlang:system_info(otp_release), ?RUNS]),
     ["# Drawn by scripts/bench.sh: gnuplot FILE\n",
-     "set terminal svg size 1400,760 dynamic noenhanced font 'Helvetica,13' "
-     "background rgb 'white'\n",
+     io_lib:format("set terminal svg size 1400,~B dynamic noenhanced font 'Helvetica,13' "
+                   "background rgb 'white'~n", [540 + 20 * KeyRows]),
      "set output '", PlotFile, "'\n",
-     "set datafile missing 'NaN'\n",
      "set logscale xy\n",
      "set xrange [12:22000000]\n",
      "set yrange [10:100000]\n",
@@ -652,9 +653,9 @@ gnuplot_preamble(PlotFile) ->
      "set ylabel 'MiB/s of raw payload'\n",
      %% Keys below, with the same bottom margin in both panels so that
      %% their plot areas line up whatever the number of curves.
-     "set key outside below center horizontal maxcols 2 reverse Left width 2 samplen 4 "
-     "font ',11'\n",
-     "set bmargin 12\n",
+     io_lib:format("set key outside below center vertical maxrows ~B reverse Left samplen 4 "
+                   "font ',11'~n", [KeyRows]),
+     io_lib:format("set bmargin ~B~n", [KeyRows + 4]),
      "set multiplot layout 1,2 title '", Title, "'\n"].
 
 data_block(I, #series{library = L, op = Op}, Medians) ->
