@@ -233,8 +233,8 @@ otp_series() ->
     Url = #{mode => urlsafe, padding => false},
     case erlang:function_exported(base64, encode, 2) of
         true ->
-            Std ++ [peer("otp-base64", encode_url, fun(B) -> apply(base64, encode, [B, Url]) end),
-                    peer("otp-base64", decode_url, fun(B) -> apply(base64, decode, [B, Url]) end)];
+            Std ++ [peer("otp-base64", encode_url, fun(B) -> base64:encode(B, Url) end),
+                    peer("otp-base64", decode_url, fun(B) -> base64:decode(B, Url) end)];
         false ->
             Std
     end.
@@ -245,8 +245,7 @@ peer(Library, Op, Call) ->
 %% Other libraries: environment variable with their ebin directory, module,
 %% label, and their functions for each operation (read from their sources).
 %% b64veryfast's `_url' functions encode without padding; b64rs is urlsafe
-%% without padding only. Calls go through apply/3 because these modules are
-%% not there at compile time.
+%% without padding only.
 peers() ->
     [{"B64VERYFAST_EBIN", b64veryfast, "b64veryfast",
       [{encode, encode64}, {decode, decode64}, {encode_url, encode64_url},
@@ -260,7 +259,9 @@ peer_series(Env, Module, Library, Calls) ->
             case code:add_patha(filename:absname(Dir)) =:= true andalso
                 code:ensure_loaded(Module) of
                 {module, Module} ->
-                    {[peer(Library, Op, remote_call(Module, Function)) || {Op, Function} <- Calls],
+                    %% External funs, called exactly as b64simd's are.
+                    {[peer(Library, Op, erlang:make_fun(Module, Function, 1))
+                      || {Op, Function} <- Calls],
                      io_lib:format("~s: measured, ~s", [Library, code:which(Module)])};
                 Why ->
                     {[], io_lib:format("~s: NOT measured, cannot load ~s from ~s=~s (~p)",
@@ -269,9 +270,6 @@ peer_series(Env, Module, Library, Calls) ->
         _ ->
             {[], io_lib:format("~s: not measured (set ~s to its ebin directory)", [Library, Env])}
     end.
-
-remote_call(Module, Function) ->
-    fun(B) -> Module:Function(B) end.
 
 selected(Library) ->
     case os:getenv("ONLY") of
