@@ -622,11 +622,16 @@ write_gnuplot(File, PlotFile, Series, Medians) ->
     Indexed = lists:zip(lists:seq(1, length(lists:append([C || {_, C} <- Curves]))),
                         lists:append([C || {_, C} <- Curves])),
     Blocks = [data_block(I, S, Medians) || {I, S} <- Indexed],
+    %% Points mark the measured sizes; with FULL=1 they would only clutter.
+    Style = case length(lists:usort([Size || {_, _, Size} <- maps:keys(Medians)])) of
+                Many when Many > 40 -> "lines";
+                _ -> "linespoints pt 7 ps 0.5"
+            end,
     {Plots, _} = lists:mapfoldl(
                    fun({Title, PanelSeries}, Next) ->
                            Numbered = lists:zip(lists:seq(Next, Next + length(PanelSeries) - 1),
                                                 PanelSeries),
-                           {panel(Title, Numbered), Next + length(PanelSeries)}
+                           {panel(Title, Numbered, Style), Next + length(PanelSeries)}
                    end, 1, Curves),
     KeyRows = lists:max([length(C) || {_, C} <- Curves]),
     file:write_file(File, [gnuplot_preamble(PlotFile, KeyRows), Blocks, Plots,
@@ -663,10 +668,9 @@ data_block(I, #series{library = L, op = Op}, Medians) ->
      [io_lib:format("~B ~.3f~n", [Size, Rate]) || {Size, Rate} <- Points],
      "EOD\n"].
 
-panel(Title, Numbered) ->
-    Curves = [io_lib:format("$d~B using 1:2 with linespoints lc rgb '~s' dt ~B lw ~s pt 7 ps 0.5 "
-                            "title '~s'",
-                            [I, colour(S#series.library), dash(S#series.op), width(S),
+panel(Title, Numbered, Style) ->
+    Curves = [io_lib:format("$d~B using 1:2 with ~s lc rgb '~s' dt ~B lw ~s title '~s'",
+                            [I, Style, colour(S#series.library), dash(S#series.op), width(S),
                              curve_title(S)])
               || {I, S} <- Numbered],
     ["set title '", Title, "'\nplot ", lists:join(", \\\n     ", Curves), "\n"].
