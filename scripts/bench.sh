@@ -30,8 +30,18 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 # A progress line rewritten in place only on a terminal; logs get one per size.
 if [ -t 2 ]; then BENCH_TTY=1; else BENCH_TTY=0; fi
 export BENCH_TTY
-run_erl() {
-    erl -noshell -pa _build/default/lib/b64simd/ebin -pa "$ebin" "$@"
+# run_logged LOG MODULE ARGS...: runs MODULE:main(ARGS) in a fresh VM, its
+# output on the terminal and in LOG; fails as the VM does. (POSIX sh has no
+# pipefail: the status travels through a file.)
+run_logged() {
+    log=$1
+    module=$2
+    shift 2
+    { code=0; erl -noshell -pa _build/default/lib/b64simd/ebin -pa "$ebin" -run "$module" main "$@" \
+        || code=$?; echo "$code" >"$log.status"; } | tee "$log"
+    code=$(cat "$log.status")
+    rm -f "$log.status"
+    [ "$code" -eq 0 ] || { echo "b64simd: $module FAILED (status $code)" >&2; exit "$code"; }
 }
 
 if [ "$what" != latency ]; then
@@ -42,14 +52,9 @@ if [ "$what" != latency ]; then
     else
         plot=$prefix.svg
     fi
-    # The table is kept next to the CSV; a b64simd output that differs from
-    # OTP's fails the run (peers' failures are reported, not fatal).
-    # (POSIX sh has no pipefail: the status travels through a file.)
-    { code=0; run_erl -run b64simd_bench main "$prefix" "$plot" || code=$?; echo "$code" >"$prefix.status"; } \
-        | tee "$prefix.txt"
-    status=$(cat "$prefix.status")
-    rm -f "$prefix.status"
-    [ "$status" -eq 0 ] || { echo "b64simd: benchmark FAILED (status $status)" >&2; exit "$status"; }
+    # A b64simd output that differs from OTP's fails the run (peers' failures
+    # are reported, not fatal).
+    run_logged "$prefix.txt" b64simd_bench "$prefix" "$plot"
     gnuplot "$prefix.gp"
     echo "plot: $plot"
 fi
@@ -57,6 +62,5 @@ fi
 # Hook for issue 3: the probe picks its own scheduler settings at run time
 # (erlang:system_flag(schedulers_online, N)) and writes under bench/results/.
 if [ "$what" != throughput ] && [ -f bench/b64simd_latency.erl ]; then
-    run_erl -run b64simd_latency main "bench/results/latency-$stamp" \
-        | tee "bench/results/latency-$stamp.txt"
+    run_logged "bench/results/latency-$stamp.txt" b64simd_latency "bench/results/latency-$stamp"
 fi
