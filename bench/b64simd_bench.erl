@@ -520,8 +520,8 @@ print_op(Op, Sizes, OpSeries, Copy, Medians, Failures) ->
                                   ratio(Rate(S, Size), best([Rate(C, Size) || C <- Copy]))]
                                  || S <- Ours])
                 || Size <- Sizes],
-    io:format("~n~s: MiB/s (median); x/peer = ratio to the fastest other library, "
-              "x/copy = ratio to binary:copy/1~n", [op_title(Op)]),
+    io:format("~n~s: MiB/s (median); simd/peer = b64simd over the fastest other library, "
+              "simd/copy = over binary:copy/1~n", [op_title(Op)]),
     print_table(Headers, RateRows),
     case [Size || Size <- Sizes, Size =< ?SMALL_SIZE] of
         [] ->
