@@ -1,0 +1,708 @@
+%% @doc Throughput benchmark of `b64simd' against OTP `base64', `binary:copy/1'
+%% (the memory-copy ceiling) and other Base64 NIFs found at run time.
+%% Run by `scripts/bench.sh' (`make bench'); bench/README.md has the method.
+%%
+%% Every figure is end to end from Erlang (call, NIF boundary, allocation,
+%% codec) and counted on the raw, unencoded payload size for encode and decode
+%% alike, as b64veryfast's benchmark does, so numbers compare across projects.
+-module(b64simd_bench).
+
+-export([main/1]).
+
+-define(RUNS, 5).
+%% Each measured run lasts at least this long (timer and scheduler noise
+%% become negligible); calibration aims a little higher.
+-define(MIN_RUN_NS, 30_000_000).
+-define(TARGET_RUN_NS, 40_000_000).
+-define(CALIBRATE_NS, 10_000_000).
+%% The table shows ns per call up to this payload size.
+-define(SMALL_SIZE, 1024).
+%% MIME (RFC 2045): 76 characters a line, CRLF between lines.
+-define(MIME_LINE, 76).
+-define(STREAM_CHUNK, 65536).
+-define(MIB, 1_048_576).
+
+-type op() :: encode | decode | encode_url | decode_url | encode_wrapped
+            | decode_wrapped | is_valid | copy.
+
+-record(series, {
+    library :: string(),              % table column and CSV label
+    op :: op(),
+    role :: ours | peer | copy,
+    call :: fun((binary()) -> term())
+}).
+
+-record(run, {series :: #series{}, size :: pos_integer(), index :: pos_integer(),
+              iterations :: pos_integer(), elapsed_ns :: pos_integer()}).
+
+%%====================================================================
+%% Entry point
+%%====================================================================
+
+%% @doc Runs the benchmark and halts the VM: status 0, or 1 when a b64simd
+%% output differed from the oracle. `Prefix' names the result files
+%% (`Prefix.csv', `Prefix-summary.csv', `Prefix.gp'); `PlotFile' is the SVG
+%% that `gnuplot Prefix.gp' draws. Environment: `FULL=1' (121 sizes instead
+%% of 21), `SIZES=16,4096' (explicit sizes), `ONLY=b64simd,binary:copy'
+%% (libraries whose label starts with one of these), `B64VERYFAST_EBIN',
+%% `B64RS_EBIN', `B64FAST_EBIN' (peers' ebin directories).
+-spec main([string()]) -> no_return().
+main([Prefix, PlotFile]) ->
+    Status =
+        try
+            run(Prefix, PlotFile)
+        catch
+            Class:Reason:Stack ->
+                io:format(standard_error, "b64simd_bench: ~p:~p~n~p~n", [Class, Reason, Stack]),
+                2
+        end,
+    erlang:halt(Status);
+main(_Args) ->
+    io:format(standard_error, "usage: b64simd_bench main PREFIX PLOT_FILE~n", []),
+    erlang:halt(2).
+
+run(Prefix, PlotFile) ->
+    Sizes = sizes(),
+    {Series, Notes} = all_series(),
+    print_header(Sizes, Series, Notes),
+    {Runs, Failures} = measure_sizes(Sizes, Series),
+    ok = filelib:ensure_dir(Prefix),
+    ok = write_runs(Prefix ++ ".csv", Runs),
+    Medians = medians(Runs),
+    ok = write_medians(Prefix ++ "-summary.csv", Medians),
+    print_tables(Sizes, Series, Medians, Failures),
+    ok = write_gnuplot(Prefix ++ ".gp", PlotFile, Series, Medians),
+    io:format("~nload average at the end: ~s~n", [load_average()]),
+    io:format("files: ~s.csv (every run), ~s-summary.csv (medians), ~s.gp (plot)~n",
+              [Prefix, Prefix, Prefix]),
+    case [F || {#series{role = ours}, _, _} = F <- Failures] of
+        [] -> 0;
+        _ -> 1
+    end.
+
+%%====================================================================
+%% Sizes and payloads
+%%====================================================================
+
+%% Log-spaced from 16 B to 16 MiB: one point per octave by default, six per
+%% octave with FULL=1 (powers of two are always among them).
+sizes() ->
+    case os:getenv("SIZES") of
+        Value when is_list(Value), Value =/= "" ->
+            [list_to_integer(S) || S <- string:lexemes(Value, ", ")];
+        _ ->
+            PerOctave = case os:getenv("FULL") of "1" -> 6; _ -> 1 end,
+            Steps = 20 * PerOctave,
+            lists:usort([round(16 * math:pow(2, I / PerOctave)) || I <- lists:seq(0, Steps)])
+    end.
+
+%% The same bytes for a size whatever the size list, so runs compare.
+payload(Size) ->
+    rand:seed(exsss, {Size, 16#b64, 16#51d}),
+    rand:bytes(Size).
+
+%% Inputs by kind, and the oracle's answers, all from OTP `base64' or plain
+%% binary operations: never from a library under test.
+inputs(Size, Ops) ->
+    Raw = payload(Size),
+    Std = base64:encode(Raw),
+    Url = case lists:member(encode_url, Ops) orelse lists:member(decode_url, Ops) of
+              true -> to_urlsafe(Std);
+              false -> undefined
+          end,
+    Wrapped = case lists:member(encode_wrapped, Ops) orelse lists:member(decode_wrapped, Ops) of
+                  true -> wrap(Std, ?MIME_LINE);
+                  false -> undefined
+              end,
+    #{raw => Raw, std => Std, url => Url, wrapped => Wrapped}.
+
+%% RFC 4648 section 5, without padding.
+to_urlsafe(Std) ->
+    << <<(urlsafe_char(C))>> || <<C>> <= Std, C =/= $= >>.
+
+urlsafe_char($+) -> $-;
+urlsafe_char($/) -> $_;
+urlsafe_char(C) -> C.
+
+%% Breaks between lines only, never after the last one (DESIGN.md section 4).
+wrap(Base64, Line) when byte_size(Base64) =< Line ->
+    Base64;
+wrap(Base64, Line) ->
+    <<First:Line/binary, Rest/binary>> = Base64,
+    iolist_to_binary([First | wrap_rest(Rest, Line)]).
+
+wrap_rest(<<>>, _Line) ->
+    [];
+wrap_rest(Rest, Line) when byte_size(Rest) =< Line ->
+    ["\r\n", Rest];
+wrap_rest(Rest, Line) ->
+    <<Chunk:Line/binary, More/binary>> = Rest,
+    ["\r\n", Chunk | wrap_rest(More, Line)].
+
+input_of(encode) -> raw;
+input_of(encode_url) -> raw;
+input_of(encode_wrapped) -> raw;
+input_of(copy) -> raw;
+input_of(decode) -> std;
+input_of(is_valid) -> std;
+input_of(decode_url) -> url;
+input_of(decode_wrapped) -> wrapped.
+
+expected(encode, Inputs) -> maps:get(std, Inputs);
+expected(encode_url, Inputs) -> maps:get(url, Inputs);
+expected(encode_wrapped, Inputs) -> maps:get(wrapped, Inputs);
+expected(is_valid, _Inputs) -> true;
+expected(_Decode, Inputs) -> maps:get(raw, Inputs).
+
+%%====================================================================
+%% What is measured
+%%====================================================================
+
+%% Every series present on this machine, and notes on what was skipped.
+all_series() ->
+    Optional = [peer_series(Env, Module, Library, Calls) || {Env, Module, Library, Calls} <- peers()],
+    {Found, Notes} = lists:unzip(Optional),
+    {Extras, ExtraNotes} = b64simd_extras(),
+    All = b64simd_series() ++ Extras ++ otp_series() ++ lists:append(Found) ++
+        [#series{library = "binary:copy", op = copy, role = copy, call = fun binary:copy/1}],
+    {[S || S <- All, selected(S#series.library)], [N || N <- Notes ++ ExtraNotes, N =/= none]}.
+
+b64simd_series() ->
+    Url = #{mode => urlsafe, padding => false},
+    [ours("b64simd", encode, fun b64simd:encode/1),
+     ours("b64simd", decode, fun b64simd:decode/1),
+     ours("b64simd", encode_url, fun(B) -> b64simd:encode(B, Url) end),
+     ours("b64simd", decode_url, fun(B) -> b64simd:decode(B, Url) end),
+     ours("b64simd", decode_wrapped, fun b64simd:decode/1)].
+
+%% Functions of issue 5, measured once they exist.
+b64simd_extras() ->
+    {module, b64simd} = code:ensure_loaded(b64simd),
+    Mime = #{line_length => ?MIME_LINE},
+    Wrapped = try b64simd:encode(<<"abc">>, Mime) of
+                  _ -> [ours("b64simd", encode_wrapped, fun(B) -> b64simd:encode(B, Mime) end)]
+              catch
+                  error:badarg -> []
+              end,
+    MimeDecode = [ours("b64simd:mime_decode", decode_wrapped, fun b64simd:mime_decode/1)
+                  || erlang:function_exported(b64simd, mime_decode, 1)],
+    IsValid = [ours("b64simd", is_valid, fun b64simd:is_valid/1)
+               || erlang:function_exported(b64simd, is_valid, 1)],
+    Stream = case code:ensure_loaded(b64simd_stream) of
+                 {module, b64simd_stream} ->
+                     [ours("b64simd_stream", encode, fun stream_encode/1),
+                      ours("b64simd_stream", decode, fun stream_decode/1)];
+                 _ ->
+                     []
+             end,
+    Notes = [case Wrapped of [] -> "b64simd: no line_length option yet, wrapped encode not measured";
+                 _ -> none end,
+             case MimeDecode of [] -> "b64simd: no mime_decode/1 yet"; _ -> none end,
+             case IsValid of [] -> "b64simd: no is_valid/1 yet"; _ -> none end,
+             case Stream of [] -> "b64simd_stream: not present yet"; _ -> none end],
+    {Wrapped ++ MimeDecode ++ IsValid ++ Stream, Notes}.
+
+ours(Library, Op, Call) ->
+    #series{library = Library, op = Op, role = ours, call = Call}.
+
+%% b64simd_stream as DESIGN.md section 3 describes it, fed 64 KiB at a time.
+stream_encode(Data) ->
+    stream(Data, b64simd_stream:encode_init(#{}), fun b64simd_stream:encode/2,
+           fun b64simd_stream:encode_final/1).
+
+stream_decode(Base64) ->
+    stream(Base64, b64simd_stream:decode_init(#{}), fun b64simd_stream:decode/2,
+           fun b64simd_stream:decode_final/1).
+
+stream(Input, State, Step, Final) ->
+    stream(Input, 0, State, Step, Final, []).
+
+stream(Input, At, State, Step, Final, Acc) when At < byte_size(Input) ->
+    Chunk = binary:part(Input, At, min(?STREAM_CHUNK, byte_size(Input) - At)),
+    {Out, Next} = Step(State, Chunk),
+    stream(Input, At + byte_size(Chunk), Next, Step, Final, [Acc | Out]);
+stream(_Input, _At, State, _Step, Final, Acc) ->
+    iolist_to_binary([Acc | Final(State)]).
+
+otp_series() ->
+    Std = [peer("otp-base64", encode, fun base64:encode/1),
+           peer("otp-base64", decode, fun base64:decode/1),
+           peer("otp-base64", decode_wrapped, fun base64:decode/1),
+           peer("otp-base64:mime_decode", decode_wrapped, fun base64:mime_decode/1)],
+    %% Options (and so urlsafe) arrived in OTP 26.
+    Url = #{mode => urlsafe, padding => false},
+    case erlang:function_exported(base64, encode, 2) of
+        true ->
+            Std ++ [peer("otp-base64", encode_url, fun(B) -> base64:encode(B, Url) end),
+                    peer("otp-base64", decode_url, fun(B) -> base64:decode(B, Url) end)];
+        false ->
+            Std
+    end.
+
+peer(Library, Op, Call) ->
+    #series{library = Library, op = Op, role = peer, call = Call}.
+
+%% Other libraries: environment variable with their ebin directory, module,
+%% label, and their functions for each operation (read from their sources).
+%% b64veryfast's `_url' functions encode without padding; b64rs is urlsafe
+%% without padding only.
+peers() ->
+    [{"B64VERYFAST_EBIN", b64veryfast, "b64veryfast",
+      [{encode, encode64}, {decode, decode64}, {encode_url, encode64_url},
+       {decode_url, decode64_url}]},
+     {"B64RS_EBIN", b64rs, "b64rs", [{encode_url, encode}, {decode_url, decode}]},
+     {"B64FAST_EBIN", b64fast, "b64fast", [{encode, encode64}, {decode, decode64}]}].
+
+peer_series(Env, Module, Library, Calls) ->
+    case os:getenv(Env) of
+        Dir when is_list(Dir), Dir =/= "" ->
+            case code:add_patha(filename:absname(Dir)) =:= true andalso
+                code:ensure_loaded(Module) of
+                {module, Module} ->
+                    %% External funs, called exactly as b64simd's are.
+                    {[peer(Library, Op, erlang:make_fun(Module, Function, 1))
+                      || {Op, Function} <- Calls],
+                     io_lib:format("~s: measured, ~s", [Library, code:which(Module)])};
+                Why ->
+                    {[], io_lib:format("~s: NOT measured, cannot load ~s from ~s=~s (~p)",
+                                       [Library, Module, Env, Dir, Why])}
+            end;
+        _ ->
+            {[], io_lib:format("~s: not measured (set ~s to its ebin directory)", [Library, Env])}
+    end.
+
+selected(Library) ->
+    case os:getenv("ONLY") of
+        Only when is_list(Only), Only =/= "" ->
+            lists:any(fun(Prefix) -> lists:prefix(Prefix, Library) end,
+                      string:lexemes(Only, ", "));
+        _ ->
+            true
+    end.
+
+%%====================================================================
+%% Measuring
+%%====================================================================
+
+measure_sizes(Sizes, Series) ->
+    Total = length(Sizes) * length(Series),
+    Ops = lists:usort([S#series.op || S <- Series]),
+    {Runs, Failures, _Done} =
+        lists:foldl(
+          fun(Size, {RunsAcc, FailAcc, Done}) ->
+                  progress(Done, Total, Size, "preparing inputs"),
+                  Inputs = inputs(Size, Ops),
+                  {R, F} = measure_size(Size, Inputs, Series, Done, Total),
+                  {[R | RunsAcc], F ++ FailAcc, Done + length(Series)}
+          end, {[], [], 0}, Sizes),
+    clear_progress(),
+    {lists:append(lists:reverse(Runs)), lists:reverse(Failures)}.
+
+%% Check and calibrate every series of a size, then take the runs round
+%% robin (run 1 of each series, then run 2, ...): on a shared machine a burst
+%% of outside load then spreads over all libraries instead of hitting one.
+measure_size(Size, Inputs, Series, Done, Total) ->
+    {Ready, Failures, _} =
+        lists:foldl(
+          fun(S, {ReadyAcc, FailAcc, N}) ->
+                  progress(N, Total, Size, S#series.library ++ " " ++ op_name(S#series.op)),
+                  Input = maps:get(input_of(S#series.op), Inputs),
+                  case check(S, Input, expected(S#series.op, Inputs)) of
+                      ok ->
+                          Iterations = calibrate(S#series.call, Input, 1),
+                          {[{S, Input, Iterations} | ReadyAcc], FailAcc, N + 1};
+                      {failed, Why} ->
+                          io:format(standard_error, "~nCHECK FAILED: ~s ~s at ~B bytes: ~s~n",
+                                    [S#series.library, S#series.op, Size, Why]),
+                          {ReadyAcc, [{S, Size, Why} | FailAcc], N + 1}
+                  end
+          end, {[], [], Done}, Series),
+    Runs = [begin
+                progress(Done + length(Series) - 1, Total, Size,
+                         io_lib:format("run ~B of ~B", [Index, ?RUNS])),
+                [measure_run(S, Size, Input, Iterations, Index)
+                 || {S, Input, Iterations} <- lists:reverse(Ready)]
+            end || Index <- lists:seq(1, ?RUNS)],
+    {lists:append(Runs), Failures}.
+
+%% Outputs are compared with the oracle before anything is timed.
+check(#series{call = Call}, Input, Expected) ->
+    try Call(Input) of
+        Expected -> ok;
+        Other when is_binary(Other), is_binary(Expected) ->
+            {failed, io_lib:format("output differs from OTP base64 at byte ~B (~B bytes, expected ~B)",
+                                   [binary:longest_common_prefix([Other, Expected]),
+                                    byte_size(Other), byte_size(Expected)])};
+        Other ->
+            {failed, io_lib:format("returned ~P", [Other, 8])}
+    catch
+        Class:Reason ->
+            {failed, io_lib:format("raised ~p:~P", [Class, Reason, 8])}
+    end.
+
+%% Doubling batches until one lasts CALIBRATE_NS also warms caches, the
+%% allocator and the branch predictors up.
+calibrate(Call, Input, N) ->
+    erlang:garbage_collect(),
+    Elapsed = timed(Call, Input, N),
+    case Elapsed >= ?CALIBRATE_NS of
+        true -> iterations_for(N, Elapsed);
+        false -> calibrate(Call, Input, N * 2)
+    end.
+
+iterations_for(N, Elapsed) ->
+    max(1, ceil(N * ?TARGET_RUN_NS / max(Elapsed, 1))).
+
+measure_run(S = #series{call = Call}, Size, Input, Iterations, Index) ->
+    erlang:garbage_collect(),
+    Elapsed = timed(Call, Input, Iterations),
+    case Elapsed < ?MIN_RUN_NS of
+        true ->
+            %% Faster than calibrated: run again, longer.
+            measure_run(S, Size, Input, iterations_for(Iterations, Elapsed), Index);
+        false ->
+            #run{series = S, size = Size, index = Index, iterations = Iterations,
+                 elapsed_ns = Elapsed}
+    end.
+
+timed(Call, Input, N) ->
+    Start = erlang:monotonic_time(nanosecond),
+    loop(Call, Input, N),
+    erlang:monotonic_time(nanosecond) - Start.
+
+loop(_Call, _Input, 0) ->
+    ok;
+loop(Call, Input, N) ->
+    _ = Call(Input),
+    loop(Call, Input, N - 1).
+
+%% The cost of the harness's own loop and fun call, included in every
+%% figure (binary:copy/1 pays it too): shown so small-size numbers can be
+%% read against it.
+loop_overhead_ns() ->
+    Identity = fun(B) -> B end,
+    Iterations = calibrate(Identity, <<>>, 1),
+    Samples = [begin
+                   erlang:garbage_collect(),
+                   timed(Identity, <<>>, Iterations) / Iterations
+               end || _ <- lists:seq(1, ?RUNS)],
+    median(Samples).
+
+%% One line rewritten in place on a terminal (BENCH_TTY=1, set by
+%% scripts/bench.sh), a line per size otherwise (logs).
+progress(Done, Total, Size, What) ->
+    Line = lists:flatten(io_lib:format("[~B/~B] ~s ~s", [Done + 1, Total, format_size(Size), What])),
+    case os:getenv("BENCH_TTY") of
+        "1" -> io:format(standard_error, "\r~-79s", [lists:sublist(Line, 79)]);
+        _ when What =:= "preparing inputs" -> io:format(standard_error, "~s~n", [Line]);
+        _ -> ok
+    end.
+
+clear_progress() ->
+    case os:getenv("BENCH_TTY") of
+        "1" -> io:format(standard_error, "\r~80s\r", [""]);
+        _ -> ok
+    end.
+
+%%====================================================================
+%% Results
+%%====================================================================
+
+mib_per_s(#run{size = Size, iterations = N, elapsed_ns = Ns}) ->
+    Size * N / (Ns / 1.0e9) / ?MIB.
+
+ns_per_call(#run{iterations = N, elapsed_ns = Ns}) ->
+    Ns / N.
+
+write_runs(File, Runs) ->
+    Rows = [io_lib:format("~s,~s,~B,~B,~B,~B,~.3f,~.3f~n",
+                          [L, Op, Size, Index, N, Ns, mib_per_s(R), ns_per_call(R)])
+            || R = #run{series = #series{library = L, op = Op}, size = Size, index = Index,
+                        iterations = N, elapsed_ns = Ns} <- Runs],
+    file:write_file(File, ["library,operation,size_bytes,run,iterations,elapsed_ns,"
+                           "mib_per_s,ns_per_call\n" | Rows]).
+
+%% #{{Library, Op, Size} => {MedianMiBs, MedianNsPerCall, MinMiBs, MaxMiBs}}
+medians(Runs) ->
+    Grouped = lists:foldl(
+                fun(R = #run{series = #series{library = L, op = Op}, size = Size}, Acc) ->
+                        maps:update_with({L, Op, Size}, fun(Rs) -> [R | Rs] end, [R], Acc)
+                end, #{}, Runs),
+    maps:map(fun(_Key, Rs) ->
+                     Rates = [mib_per_s(R) || R <- Rs],
+                     {median(Rates), median([ns_per_call(R) || R <- Rs]),
+                      lists:min(Rates), lists:max(Rates)}
+             end, Grouped).
+
+median(Values) ->
+    Sorted = lists:sort(Values),
+    Len = length(Sorted),
+    case Len rem 2 of
+        1 -> lists:nth(Len div 2 + 1, Sorted);
+        0 -> (lists:nth(Len div 2, Sorted) + lists:nth(Len div 2 + 1, Sorted)) / 2
+    end.
+
+write_medians(File, Medians) ->
+    Rows = [io_lib:format("~s,~s,~B,~.3f,~.3f,~.3f,~.3f~n", [L, Op, Size, Rate, Ns, Min, Max])
+            || {{L, Op, Size}, {Rate, Ns, Min, Max}} <- lists:sort(maps:to_list(Medians))],
+    file:write_file(File, ["library,operation,size_bytes,median_mib_per_s,median_ns_per_call,"
+                           "min_mib_per_s,max_mib_per_s\n" | Rows]).
+
+%%====================================================================
+%% Report on stdout
+%%====================================================================
+
+print_header(Sizes, Series, Notes) ->
+    {EncodeSlice, DecodeSlice} = b64simd_nif:slice_bytes(),
+    io:format("b64simd throughput benchmark, ~s~n", [calendar:system_time_to_rfc3339(
+                                                        erlang:system_time(second),
+                                                        [{offset, "Z"}])]),
+    io:format("OTP ~s (erts ~s), ~B schedulers, CPU: ~s~n",
+              [erlang:system_info(otp_release), erlang:system_info(version),
+               erlang:system_info(schedulers_online), cpu_model()]),
+    io:format("simdutf kernel: ~s; calibrated slice: ~s encode input, ~s decode input~n",
+              [b64simd:kernel(), format_size(EncodeSlice), format_size(DecodeSlice)]),
+    io:format("~B sizes from ~s to ~s, ~B series, ~B runs each lasting >= ~B ms, medians;~n"
+              "MiB/s counted on the raw payload size for encode and decode~n",
+              [length(Sizes), format_size(hd(Sizes)), format_size(lists:last(Sizes)),
+               length(Series), ?RUNS, ?MIN_RUN_NS div 1000000]),
+    io:format("harness loop overhead: ~.1f ns per call (included in every figure)~n",
+              [loop_overhead_ns()]),
+    io:format("load average at the start: ~s~n", [load_average()]),
+    [io:format("note: ~s~n", [N]) || N <- Notes],
+    ok.
+
+cpu_model() ->
+    case file:read_file("/proc/cpuinfo") of
+        {ok, Info} ->
+            case re:run(Info, "model name\\s*:\\s*([^\\n]*)", [{capture, all_but_first, list}]) of
+                {match, [Model]} -> Model;
+                nomatch -> "unknown"
+            end;
+        {error, _} ->
+            "unknown"
+    end.
+
+load_average() ->
+    case file:read_file("/proc/loadavg") of
+        {ok, Load} -> lists:join(" ", lists:sublist(string:lexemes(binary_to_list(Load), " "), 3));
+        {error, _} -> "unknown"
+    end.
+
+print_tables(Sizes, Series, Medians, Failures) ->
+    Copy = [S || S = #series{role = copy} <- Series],
+    [print_op(Op, Sizes, [S || S <- Series, S#series.op =:= Op], Copy, Medians, Failures)
+     || Op <- [encode, decode, encode_url, decode_url, encode_wrapped, decode_wrapped, is_valid],
+        lists:keymember(Op, #series.op, Series)],
+    ok.
+
+print_op(Op, Sizes, OpSeries, Copy, Medians, Failures) ->
+    Columns = OpSeries ++ Copy,
+    Ours = [S || S = #series{role = ours} <- OpSeries],
+    Peers = [S || S = #series{role = peer} <- OpSeries],
+    Value = fun(S, Size, Pick) ->
+                    case maps:find({S#series.library, S#series.op, Size}, Medians) of
+                        {ok, M} -> Pick(M);
+                        error -> undefined
+                    end
+            end,
+    Rate = fun(S, Size) -> Value(S, Size, fun(M) -> element(1, M) end) end,
+    Cell = fun(S, Size, Text) ->
+                   case lists:any(fun({F, Sz, _}) -> F =:= S andalso Sz =:= Size end, Failures) of
+                       true -> "FAILED";
+                       false -> Text
+                   end
+           end,
+    RatioHeaders = lists:append([[short(S) ++ "/peer", short(S) ++ "/copy"] || S <- Ours]),
+    Headers = ["size" | [S#series.library || S <- Columns]] ++ RatioHeaders,
+    RateRows = [[format_size(Size) | [Cell(S, Size, format_rate(Rate(S, Size))) || S <- Columns]]
+                ++ lists:append([[ratio(Rate(S, Size), best([Rate(P, Size) || P <- Peers])),
+                                  ratio(Rate(S, Size), best([Rate(C, Size) || C <- Copy]))]
+                                 || S <- Ours])
+                || Size <- Sizes],
+    io:format("~n~s: MiB/s (median); simd/peer = b64simd over the fastest other library, "
+              "simd/copy = over binary:copy/1~n", [op_title(Op)]),
+    print_table(Headers, RateRows),
+    case [Size || Size <- Sizes, Size =< ?SMALL_SIZE] of
+        [] ->
+            ok;
+        Small ->
+            io:format("~s: ns per call (median)~n", [op_title(Op)]),
+            NsRows = [[format_size(Size) |
+                       [Cell(S, Size, format_ns(Value(S, Size, fun(M) -> element(2, M) end)))
+                        || S <- Columns]]
+                      || Size <- Small],
+            print_table(["size" | [S#series.library || S <- Columns]], NsRows)
+    end.
+
+%% Column label prefix for a ratio: "b64simd" -> "simd", "b64simd:mime_decode" -> "mime".
+short(#series{library = "b64simd"}) -> "simd";
+short(#series{library = "b64simd:" ++ Function}) -> lists:sublist(Function, 4);
+short(#series{library = "b64simd_stream"}) -> "stream";
+short(#series{library = Library}) -> Library.
+
+print_table(Headers, Rows) ->
+    Widths = [lists:max([string:length(C) || C <- Column])
+              || Column <- transpose([Headers | Rows])],
+    Line = fun(Cells) ->
+                   [First | Rest] = lists:zip(Widths, Cells),
+                   io_lib:format("~s", [string:pad(element(2, First), element(1, First))])
+                       ++ [["  ", string:pad(C, W, leading)] || {W, C} <- Rest]
+           end,
+    io:format("~s~n", [Line(Headers)]),
+    [io:format("~s~n", [Line(Row)]) || Row <- Rows],
+    ok.
+
+transpose([[] | _]) -> [];
+transpose(Rows) -> [[hd(R) || R <- Rows] | transpose([tl(R) || R <- Rows])].
+
+best(Values) ->
+    case [V || V <- Values, V =/= undefined] of
+        [] -> undefined;
+        Present -> lists:max(Present)
+    end.
+
+ratio(undefined, _) -> "-";
+ratio(_, undefined) -> "-";
+ratio(A, B) -> io_lib:format("~.2fx", [A / B]).
+
+format_rate(undefined) -> "-";
+format_rate(Rate) -> thousands(round(Rate)).
+
+format_ns(undefined) -> "-";
+format_ns(Ns) when Ns < 100 -> io_lib:format("~.1f", [Ns]);
+format_ns(Ns) -> thousands(round(Ns)).
+
+thousands(N) ->
+    Digits = integer_to_list(N),
+    Lead = length(Digits) rem 3,
+    {Head, Tail} = lists:split(Lead, Digits),
+    Groups = [G || G <- [Head | chunks3(Tail)], G =/= []],
+    lists:flatten(lists:join(",", Groups)).
+
+chunks3([]) -> [];
+chunks3([A, B, C | Rest]) -> [[A, B, C] | chunks3(Rest)].
+
+format_size(Size) when Size < 1024 -> integer_to_list(Size) ++ " B";
+format_size(Size) when Size < ?MIB -> scaled(Size / 1024, "KiB");
+format_size(Size) -> scaled(Size / ?MIB, "MiB").
+
+scaled(X, Unit) when X == trunc(X) -> integer_to_list(trunc(X)) ++ " " ++ Unit;
+scaled(X, Unit) when X < 10 -> io_lib:format("~.2f ~s", [X, Unit]);
+scaled(X, Unit) when X < 100 -> io_lib:format("~.1f ~s", [X, Unit]);
+scaled(X, Unit) -> io_lib:format("~B ~s", [round(X), Unit]).
+
+op_name(encode) -> "encode";
+op_name(decode) -> "decode";
+op_name(encode_url) -> "urlsafe encode";
+op_name(decode_url) -> "urlsafe decode";
+op_name(encode_wrapped) -> "wrapped encode";
+op_name(decode_wrapped) -> "wrapped decode";
+op_name(is_valid) -> "is_valid";
+op_name(copy) -> "copy".
+
+op_title(encode) -> "Encode, standard alphabet, padded";
+op_title(decode) -> "Decode, standard alphabet, padded";
+op_title(encode_url) -> "Encode, urlsafe alphabet, no padding";
+op_title(decode_url) -> "Decode, urlsafe alphabet, no padding";
+op_title(encode_wrapped) -> "Encode wrapped as MIME (76 characters, CRLF)";
+op_title(decode_wrapped) -> "Decode of MIME-wrapped input (76 characters, CRLF)";
+op_title(is_valid) -> "Validate standard Base64 (no output)".
+
+%%====================================================================
+%% Plot: a self-contained gnuplot script, data inline
+%%====================================================================
+
+write_gnuplot(File, PlotFile, Series, Medians) ->
+    Panels = [{"Encode", [encode, encode_url, encode_wrapped]},
+              {"Decode", [decode, decode_url, decode_wrapped, is_valid]}],
+    Curves = [{Title, [S || S <- Series, lists:member(S#series.op, Ops) orelse
+                                         S#series.role =:= copy]}
+              || {Title, Ops} <- Panels],
+    Indexed = lists:zip(lists:seq(1, length(lists:append([C || {_, C} <- Curves]))),
+                        lists:append([C || {_, C} <- Curves])),
+    Blocks = [data_block(I, S, Medians) || {I, S} <- Indexed],
+    %% Points mark the measured sizes; with FULL=1 they would only clutter.
+    Style = case length(lists:usort([Size || {_, _, Size} <- maps:keys(Medians)])) of
+                Many when Many > 40 -> "lines";
+                _ -> "linespoints pt 7 ps 0.5"
+            end,
+    {Plots, _} = lists:mapfoldl(
+                   fun({Title, PanelSeries}, Next) ->
+                           Numbered = lists:zip(lists:seq(Next, Next + length(PanelSeries) - 1),
+                                                PanelSeries),
+                           {panel(Title, Numbered, Style), Next + length(PanelSeries)}
+                   end, 1, Curves),
+    KeyRows = lists:max([length(C) || {_, C} <- Curves]),
+    file:write_file(File, [gnuplot_preamble(PlotFile, KeyRows), Blocks, Plots,
+                           "unset multiplot\n"]).
+
+gnuplot_preamble(PlotFile, KeyRows) ->
+    Title = io_lib:format("b64simd (~s kernel) vs peers, OTP ~s, median of ~B runs",
+                          [b64simd:kernel(), erlang:system_info(otp_release), ?RUNS]),
+    ["# Drawn by scripts/bench.sh: gnuplot FILE\n",
+     io_lib:format("set terminal svg size 1400,~B dynamic noenhanced font 'Helvetica,13' "
+                   "background rgb 'white'~n", [540 + 20 * KeyRows]),
+     "set output '", PlotFile, "'\n",
+     "set logscale xy\n",
+     "set xrange [12:22000000]\n",
+     "set yrange [10:100000]\n",
+     "set xtics ('16 B' 16, '256 B' 256, '4 KiB' 4096, '64 KiB' 65536, '1 MiB' 1048576, "
+     "'16 MiB' 16777216)\n",
+     "set ytics ('10' 10, '100' 100, '1,000' 1000, '10,000' 10000, '100,000' 100000)\n",
+     "set mytics 10\n",
+     "set grid xtics ytics mytics lc rgb '#dddddd'\n",
+     "set xlabel 'payload size (raw bytes)'\n",
+     "set ylabel 'MiB/s of raw payload'\n",
+     %% Keys below, with the same bottom margin in both panels so that
+     %% their plot areas line up whatever the number of curves.
+     io_lib:format("set key outside below center vertical maxrows ~B reverse Left samplen 4 "
+                   "font ',11'~n", [KeyRows]),
+     io_lib:format("set bmargin ~B~n", [KeyRows + 4]),
+     "set multiplot layout 1,2 title '", Title, "'\n"].
+
+data_block(I, #series{library = L, op = Op}, Medians) ->
+    Points = lists:sort([{Size, Rate} || {{L1, Op1, Size}, {Rate, _, _, _}} <- maps:to_list(Medians),
+                                         L1 =:= L, Op1 =:= Op]),
+    [io_lib:format("$d~B << EOD~n", [I]),
+     [io_lib:format("~B ~.3f~n", [Size, Rate]) || {Size, Rate} <- Points],
+     "EOD\n"].
+
+panel(Title, Numbered, Style) ->
+    Curves = [io_lib:format("$d~B using 1:2 with ~s lc rgb '~s' dt ~B lw ~s title '~s'",
+                            [I, Style, colour(S#series.library), dash(S#series.op), width(S),
+                             curve_title(S)])
+              || {I, S} <- Numbered],
+    ["set title '", Title, "'\nplot ", lists:join(", \\\n     ", Curves), "\n"].
+
+colour("b64simd") -> "#1f5fbf";
+colour("b64simd:mime_decode") -> "#17a2b8";
+colour("b64simd_stream") -> "#7fb3ff";
+colour("b64veryfast") -> "#c0392b";
+colour("otp-base64") -> "#2e8b57";
+colour("otp-base64:mime_decode") -> "#9acd32";
+colour("b64rs") -> "#e67e22";
+colour("b64fast") -> "#8e44ad";
+colour("binary:copy") -> "#555555";
+colour(_) -> "#000000".
+
+dash(Op) when Op =:= encode_url; Op =:= decode_url -> 2;
+dash(Op) when Op =:= encode_wrapped; Op =:= decode_wrapped -> 3;
+dash(is_valid) -> 4;
+dash(_) -> 1.
+
+width(#series{role = copy}) -> "3";
+width(#series{role = ours}) -> "2.5";
+width(_) -> "1.5".
+
+curve_title(#series{role = copy}) -> "binary:copy/1 (memory-copy ceiling)";
+curve_title(#series{library = L, op = Op}) ->
+    L ++ case Op of
+             encode -> " standard";
+             decode -> " standard";
+             encode_url -> " urlsafe";
+             decode_url -> " urlsafe";
+             encode_wrapped -> " MIME-wrapped";
+             decode_wrapped -> " MIME-wrapped input";
+             is_valid -> " is_valid"
+         end.

@@ -1,0 +1,66 @@
+#!/bin/sh
+# `make bench`: throughput of b64simd against OTP base64, binary:copy/1 and,
+# when their ebin directories are given, other Base64 NIFs; then the
+# scheduler-latency probe, once bench/b64simd_latency.erl exists.
+#
+#   sh scripts/bench.sh [throughput|latency|all]        (default: all)
+#
+# Environment: FULL=1 (121 sizes instead of 21), SIZES=16,4096 (explicit
+# sizes), ONLY=b64simd,binary:copy (libraries by label prefix),
+# B64VERYFAST_EBIN, B64RS_EBIN, B64FAST_EBIN (peers' ebin directories).
+# Results go to bench/results/ (CSV, table, gnuplot script); the plot of a
+# complete run (no SIZES or ONLY) to docs/bench.svg.
+set -eu
+cd "$(dirname "$0")/.."
+what=${1:-all}
+case "$what" in
+    throughput | latency | all) ;;
+    *) echo "usage: sh scripts/bench.sh [throughput|latency|all]" >&2; exit 2 ;;
+esac
+
+sh scripts/ensure_deps.sh gnuplot
+rebar3 compile
+
+# The harness modules are not part of the library: compile them apart.
+ebin=_build/bench/ebin
+mkdir -p "$ebin" bench/results
+erlc +warnings_as_errors -o "$ebin" bench/*.erl
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+# A progress line rewritten in place only on a terminal; logs get one per size.
+if [ -t 2 ]; then BENCH_TTY=1; else BENCH_TTY=0; fi
+export BENCH_TTY
+# run_logged LOG MODULE ARGS...: runs MODULE:main(ARGS) in a fresh VM, its
+# output on the terminal and in LOG; fails as the VM does. (POSIX sh has no
+# pipefail: the status travels through a file.)
+run_logged() {
+    log=$1
+    module=$2
+    shift 2
+    { code=0; erl -noshell -pa _build/default/lib/b64simd/ebin -pa "$ebin" -run "$module" main "$@" \
+        || code=$?; echo "$code" >"$log.status"; } | tee "$log"
+    code=$(cat "$log.status")
+    rm -f "$log.status"
+    [ "$code" -eq 0 ] || { echo "b64simd: $module FAILED (status $code)" >&2; exit "$code"; }
+}
+
+if [ "$what" != latency ]; then
+    prefix=bench/results/throughput-$stamp
+    if [ -z "${SIZES:-}" ] && [ -z "${ONLY:-}" ]; then
+        plot=docs/bench.svg
+        mkdir -p docs
+    else
+        plot=$prefix.svg
+    fi
+    # A b64simd output that differs from OTP's fails the run (peers' failures
+    # are reported, not fatal).
+    run_logged "$prefix.txt" b64simd_bench "$prefix" "$plot"
+    gnuplot "$prefix.gp"
+    echo "plot: $plot"
+fi
+
+# Hook for issue 3: the probe picks its own scheduler settings at run time
+# (erlang:system_flag(schedulers_online, N)) and writes under bench/results/.
+if [ "$what" != throughput ] && [ -f bench/b64simd_latency.erl ]; then
+    run_logged "bench/results/latency-$stamp.txt" b64simd_latency "bench/results/latency-$stamp"
+fi
