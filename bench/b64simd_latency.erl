@@ -18,13 +18,29 @@
 %% with the unsliced kernel through the same NIF.
 -module(b64simd_latency).
 
--export([main/0, scaling/0, slicing/0]).
+-export([main/0, main/1, scaling/0, slicing/0]).
 
 -define(MiB, 1048576).
 
-%% @doc The latency table, for every library present.
+%% @doc `make bench''s entry: the latency table on one scheduler, then the
+%% scaling check on two and the slicing cost; CSV at `Prefix.csv'.
+-spec main([string()]) -> no_return().
+main([Prefix]) ->
+    Online = erlang:system_info(schedulers_online),
+    erlang:system_flag(schedulers_online, 1),
+    latency(Prefix ++ ".csv"),
+    erlang:system_flag(schedulers_online, min(2, Online)),
+    scaling_table(),
+    slicing_table(),
+    halt(0).
+
+%% @doc The latency table alone (run with `erl +S 1').
 -spec main() -> no_return().
 main() ->
+    latency(filename:join(results_dir(), "latency.csv")),
+    halt(0).
+
+latency(Csv) ->
     Seconds = seconds(),
     io:format("~n== Scheduler latency probe: ~b normal scheduler(s), ~.1f s per row, "
               "b64simd kernel ~s, slice bytes ~p~n",
@@ -39,12 +55,15 @@ main() ->
             || Size <- sizes(),
                {Lib, Op, Fun} <- workloads(Size)],
     [print_row(Lib, Op, Size, Result) || {Lib, Op, Size, Result} <- Rows],
-    write_csv([{"idle", "-", 0, Idle} | Rows]),
-    halt(0).
+    write_csv(Csv, [{"idle", "-", 0, Idle} | Rows]).
 
 %% @doc Combined throughput of 1 and 2 workers (run with `+S 2').
 -spec scaling() -> no_return().
 scaling() ->
+    scaling_table(),
+    halt(0).
+
+scaling_table() ->
     Seconds = seconds(),
     io:format("~n== Scaling: ~b schedulers, b64simd kernel ~s~n",
               [erlang:system_info(schedulers_online), b64simd:kernel()]),
@@ -58,11 +77,15 @@ scaling() ->
      end
      || Size <- [64 * 1024, 16 * ?MiB],
         {"b64simd", Op, Fun} <- workloads(Size)],
-    halt(0).
+    ok.
 
 %% @doc Throughput of sliced calls against the unsliced kernel, same NIF.
 -spec slicing() -> no_return().
 slicing() ->
+    slicing_table(),
+    halt(0).
+
+slicing_table() ->
     io:format("~n== Slicing cost: b64simd kernel ~s, calibrated slice bytes ~p~n",
               [b64simd:kernel(), b64simd_nif:slice_bytes()]),
     io:format("~-8s ~-7s ~14s ~14s ~7s~n", [size, op, "unsliced MiB/s", "sliced MiB/s", ratio]),
@@ -76,7 +99,7 @@ slicing() ->
      end
      || Size <- [16 * ?MiB, 64 * ?MiB],
         {"b64simd", Op, Fun} <- workloads(Size)],
-    halt(0).
+    ok.
 
 %%--------------------------------------------------------------------
 %% Workloads
@@ -192,14 +215,13 @@ size_label(0) -> "-";
 size_label(Size) when Size >= ?MiB -> integer_to_list(Size div ?MiB) ++ " MiB";
 size_label(Size) -> integer_to_list(Size div 1024) ++ " KiB".
 
-write_csv(Rows) ->
-    Dir = filename:join(results_dir(), "latency.csv"),
-    ok = filelib:ensure_dir(Dir),
+write_csv(Path, Rows) ->
+    ok = filelib:ensure_dir(Path),
     Lines = ["library,op,size_bytes,calls,p50_us,p99_us,max_us\n"
              | [io_lib:format("~s,~s,~b,~b,~b,~b,~b~n", [Lib, Op, Size, Calls, P50, P99, Max])
                 || {Lib, Op, Size, {Calls, P50, P99, Max}} <- Rows]],
-    ok = file:write_file(Dir, Lines),
-    io:format("written ~s~n", [Dir]).
+    ok = file:write_file(Path, Lines),
+    io:format("written ~s~n", [Path]).
 
 results_dir() ->
     case os:getenv("BENCH_RESULTS") of
