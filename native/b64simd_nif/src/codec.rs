@@ -123,11 +123,12 @@ pub fn check_skipped_bytes(
         return Ok(());
     }
     let found = if opts.reject_whitespace {
-        piece
-            .iter()
-            .position(|&b| is_otp_whitespace(b) || b == b'\x0c')
+        // Error path only: the first of the five bytes simdutf skips.
+        let first_of_three = memchr::memchr3(b'\t', b'\n', b'\r', piece);
+        let first_of_two = memchr::memchr2(b' ', b'\x0c', piece);
+        first_of_three.into_iter().chain(first_of_two).min()
     } else {
-        piece.iter().position(|&b| b == b'\x0c')
+        memchr::memchr(b'\x0c', piece)
     };
     match found {
         Some(index) => Err(DecodeError::InvalidCharacter(offset + index)),

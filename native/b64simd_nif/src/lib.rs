@@ -228,16 +228,21 @@ mod nif {
         Ok(result)
     }
 
-    /// The one-shot decode: small results through a stack buffer onto the
-    /// process heap, big ones into a maximal binary shrunk in place.
+    /// Small decodes go through a stack buffer and are then copied into a
+    /// binary of the exact size: the maximal size of an 88-character input
+    /// is 66 bytes, one past a heap binary, though it decodes to 64.
+    const DECODE_SCRATCH: usize = 512;
+
+    /// The one-shot decode: small results through a stack buffer, big ones
+    /// into a maximal binary shrunk in place.
     fn decode_now<'a>(
         env: Env<'a>,
         input: &[u8],
         opts: DecodeOptions,
         max_len: usize,
     ) -> NifResult<Term<'a>> {
-        if max_len <= HEAP_BINARY_MAX {
-            let mut scratch = [0u8; HEAP_BINARY_MAX];
+        if max_len <= DECODE_SCRATCH {
+            let mut scratch = [0u8; DECODE_SCRATCH];
             Ok(match codec::decode_into(input, opts, &mut scratch) {
                 Ok(written) => NewBinary::from_slice(env, &scratch[..written]).into(),
                 Err(error) => error_term(env, error),
