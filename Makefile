@@ -11,6 +11,9 @@ test:
 bench:
 	sh scripts/bench.sh
 
+latency:
+	sh scripts/bench.sh latency
+
 clean:
 	rebar3 clean
 	cargo clean --manifest-path native/b64simd_nif/Cargo.toml
