@@ -1,0 +1,404 @@
+%% @doc Streaming Base64: encode or decode data that arrives in pieces (files,
+%% sockets, HTTP bodies) in memory bounded by the piece size.
+%%
+%% Any chunking of the input gives exactly the one-shot result of
+%% `b64simd:encode/2' or `b64simd:try_decode/2' on the whole input, line
+%% wrapping included, and decode errors carry 0-based offsets into the whole
+%% stream. Between calls a state keeps at most a few bytes: an incomplete
+%% group of 3 input bytes (or, when wrapping, less than the input of 4 lines),
+%% or an incomplete quantum of 4 Base64 characters and its padding. The bulk
+%% of each piece goes through the one-shot NIF, so a stream runs at nearly the
+%% speed of `b64simd' itself.
+%%
+%% ```
+%% E0 = b64simd_stream:encode_init(#{}),
+%% {A, E1} = b64simd_stream:encode(E0, <<"hel">>),
+%% {B, E2} = b64simd_stream:encode(E1, <<"lo">>),
+%% <<"aGVsbG8=">> = iolist_to_binary([A, B, b64simd_stream:encode_final(E2)]).
+%% '''
+-module(b64simd_stream).
+
+-export([encode_init/1, encode/2, encode_final/1]).
+-export([decode_init/1, decode/2, decode_final/1]).
+-export([format_error/2]).
+
+-export_type([encoder/0, decoder/0]).
+
+-record(encoder, {
+    options :: map(),
+    %% Input bytes per whole piece: 3, or with wrapping the input of the
+    %% fewest whole lines that is a multiple of 3 bytes.
+    piece :: pos_integer(),
+    %% `<<>>' without wrapping, else the break emitted before the next piece
+    %% once some output has been emitted (a break between lines only).
+    break :: binary(),
+    started = false :: boolean(),
+    carry = <<>> :: binary()
+}).
+
+-record(decoder, {
+    options :: map(),
+    %% The same options with padding optional and canonical off: the
+    %% end-of-input rules apply once, in decode_final/1, to the last quantum.
+    loose :: map(),
+    %% Offset in the stream of the next byte given to decode/2.
+    position = 0 :: non_neg_integer(),
+    %% Significant characters of the quantum not yet decoded, and the '='
+    %% after them, without whitespace; `offsets' holds their stream offsets.
+    carry = <<>> :: binary(),
+    offsets = [] :: [non_neg_integer()]
+}).
+
+-opaque encoder() :: #encoder{}.
+%% An encoding stream's state.
+-opaque decoder() :: #decoder{}.
+%% A decoding stream's state.
+
+-define(RAISE(Reason, Args, Cause),
+        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
+
+%%====================================================================
+%% API: encode
+%%====================================================================
+
+%% @doc Starts an encoding stream with the options of `b64simd:encode/2'
+%% (`mode', `padding', `line_length', `line_break'). Raises `badarg' for bad
+%% options.
+-spec encode_init(Options) -> Encoder when
+      Options :: b64simd:encode_options(),
+      Encoder :: encoder().
+encode_init(Options) ->
+    try b64simd:encode(<<>>, Options) of
+        _ -> new_encoder(Options)
+    catch
+        error:badarg -> ?RAISE(badarg, [Options], #{})
+    end.
+
+%% @doc Encodes the next piece of the input: returns the Base64 of all whole
+%% groups (or whole lines, when wrapping) so far and the new state. Raises
+%% `badarg' if `Data' is not iodata or `Encoder' not an encoder.
+-spec encode(Encoder, Data) -> {Base64, NewEncoder} when
+      Encoder :: encoder(),
+      Data :: iodata(),
+      Base64 :: binary(),
+      NewEncoder :: encoder().
+encode(#encoder{carry = Carry, piece = Piece} = Encoder, Data) ->
+    case to_binary(Data) of
+        badarg ->
+            ?RAISE(badarg, [Encoder, Data], #{});
+        Binary ->
+            Input = join(Carry, Binary),
+            Whole = byte_size(Input) - byte_size(Input) rem Piece,
+            <<Pieces:Whole/binary, Rest/binary>> = Input,
+            {Base64, Next} = encode_pieces(Encoder, Pieces),
+            %% Copied, so that the piece it came from can be freed.
+            {Base64, Next#encoder{carry = binary:copy(Rest)}}
+    end;
+encode(Encoder, Data) ->
+    ?RAISE(badarg, [Encoder, Data], #{}).
+
+%% @doc Ends an encoding stream: returns the Base64 of the last bytes, with
+%% padding if the options ask for it.
+-spec encode_final(Encoder) -> Base64 when
+      Encoder :: encoder(),
+      Base64 :: binary().
+encode_final(#encoder{carry = Carry} = Encoder) ->
+    {Base64, _} = encode_pieces(Encoder, Carry),
+    Base64;
+encode_final(Encoder) ->
+    ?RAISE(badarg, [Encoder], #{}).
+
+%%====================================================================
+%% API: decode
+%%====================================================================
+
+%% @doc Starts a decoding stream with the options of `b64simd:decode/2'
+%% (`mode', `padding', `whitespace', `canonical'). Raises `badarg' for bad
+%% options.
+-spec decode_init(Options) -> Decoder when
+      Options :: b64simd:decode_options(),
+      Decoder :: decoder().
+decode_init(Options) ->
+    try b64simd:try_decode(<<>>, Options) of
+        _ -> #decoder{options = Options,
+                      loose = Options#{padding => false, canonical => false}}
+    catch
+        error:badarg -> ?RAISE(badarg, [Options], #{})
+    end.
+
+%% @doc Decodes the next piece of Base64: returns the data of all whole
+%% quanta so far and the new state. Raises, as `b64simd:decode/2' does, the
+%% first problem in the stream as soon as it is certain, with its offset in
+%% the whole stream (see {@link format_error/2}); raises `badarg' if `Base64'
+%% is not iodata or `Decoder' not a decoder.
+-spec decode(Decoder, Base64) -> {Data, NewDecoder} when
+      Decoder :: decoder(),
+      Base64 :: iodata(),
+      Data :: binary(),
+      NewDecoder :: decoder().
+decode(#decoder{} = Decoder, Base64) ->
+    case to_binary(Base64) of
+        badarg ->
+            ?RAISE(badarg, [Decoder, Base64], #{});
+        Binary ->
+            case decode_piece(Decoder, Binary) of
+                {error, Reason, Byte} -> ?RAISE(Reason, [Decoder, Base64], #{byte => Byte});
+                Result -> Result
+            end
+    end;
+decode(Decoder, Base64) ->
+    ?RAISE(badarg, [Decoder, Base64], #{}).
+
+%% @doc Ends a decoding stream: applies the end-of-input rules of
+%% `b64simd:decode/2' (padding, a dangling character, canonical bits) to the
+%% last quantum and returns its data. Raises as {@link decode/2}.
+-spec decode_final(Decoder) -> Data when
+      Decoder :: decoder(),
+      Data :: binary().
+decode_final(#decoder{carry = <<>>}) ->
+    <<>>;
+decode_final(#decoder{carry = Carry, options = Options} = Decoder) ->
+    case b64simd:try_decode(Carry, Options) of
+        {ok, Data} ->
+            Data;
+        {error, Reason} ->
+            {Absolute, Byte} = locate(Reason, Carry, Decoder),
+            ?RAISE(Absolute, [Decoder], #{byte => Byte})
+    end;
+decode_final(Decoder) ->
+    ?RAISE(badarg, [Decoder], #{}).
+
+%% @doc Explains an error raised by this module, for `erl_error' and the
+%% shell, as `b64simd:format_error/2' does; offsets are into the whole stream.
+-spec format_error(Reason, StackTrace) -> ErrorMap when
+      Reason :: term(),
+      StackTrace :: erlang:stacktrace(),
+      ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
+format_error(badarg, [{_M, F, Args, _Info} | _]) when is_list(Args) ->
+    describe_badarg(F, Args);
+format_error(Reason, [{_M, _F, [State | _] = Args, Info} | _]) ->
+    Options = state_options(State),
+    Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
+    %% decode/2 blames the piece; decode_final/1 the stream as a whole.
+    Position = length(Args),
+    #{Position => describe_reason(Reason, maps:get(byte, Cause, undefined), Options)};
+format_error(_Reason, _StackTrace) ->
+    #{}.
+
+%%====================================================================
+%% Internal: encode
+%%====================================================================
+
+new_encoder(Options) ->
+    case maps:get(line_length, Options, undefined) of
+        undefined ->
+            #encoder{options = Options, piece = 3, break = <<>>};
+        Length ->
+            Break = case maps:get(line_break, Options, crlf) of
+                        crlf -> <<"\r\n">>;
+                        lf -> <<"\n">>
+                    end,
+            %% 3 bytes give 4 characters: the input of Lines whole lines is
+            %% 3 * Lines * Length / 4 bytes, a whole number of groups when
+            %% Lines * Length is a multiple of 4.
+            Lines = 4 div gcd(Length, 4),
+            #encoder{options = Options, piece = 3 * Lines * Length div 4, break = Break}
+    end.
+
+%% Every piece but the last ends at a line end, so the one-shot encoder wraps
+%% each piece as it would wrap the whole; only the break between two pieces
+%% is ours.
+encode_pieces(Encoder, <<>>) ->
+    {<<>>, Encoder};
+encode_pieces(#encoder{options = Options, started = false} = Encoder, Pieces) ->
+    {b64simd:encode(Pieces, Options), Encoder#encoder{started = true}};
+encode_pieces(#encoder{options = Options, break = Break} = Encoder, Pieces) ->
+    {<<Break/binary, (b64simd:encode(Pieces, Options))/binary>>, Encoder}.
+
+gcd(A, 0) -> A;
+gcd(A, B) -> gcd(B, A rem B).
+
+%%====================================================================
+%% Internal: decode
+%%====================================================================
+
+%% The carry and the new piece form `Buffer'. Its tail of whitespace and '='
+%% is read here, byte by byte; all before it (`Body', which ends with a byte
+%% that is neither) goes to the one-shot decoder with padding optional.
+%%
+%% Why every error of that decode is the stream's first problem: a '=' in
+%% Body is followed by a character or an invalid byte, a scan error at once,
+%% so only a clean Body without '=' reaches the end-of-input rules, and with
+%% padding optional and canonical off the only rule that can fail is a
+%% dangling character (`incomplete'). So `incomplete' means "one character
+%% left over", and every other error is one the whole stream has too, found
+%% scanning left to right, at the same offset.
+decode_piece(#decoder{carry = Carry, position = Position} = Decoder, Binary) ->
+    Buffer = join(Carry, Binary),
+    BodySize = byte_size(Buffer) - tail_size(Buffer, byte_size(Buffer)),
+    <<Body:BodySize/binary, Tail/binary>> = Buffer,
+    Next = Decoder#decoder{position = Position + byte_size(Binary)},
+    case decode_body(Body, Decoder) of
+        {ok, Data, Left} ->
+            %% Left: how many characters of Body's last quantum are not yet
+            %% decoded; they are carried, whitespace dropped.
+            {Chars, Offsets} = last_characters(Body, BodySize - 1, Left, [], [], Decoder),
+            case carry_tail(Tail, BodySize, Left, Chars, Offsets, Decoder) of
+                {NewCarry, NewOffsets} ->
+                    {Data, Next#decoder{carry = NewCarry, offsets = NewOffsets}};
+                {error, _, _} = Error ->
+                    Error
+            end;
+        {error, Reason} ->
+            {Absolute, Byte} = locate(Reason, Buffer, Decoder),
+            {error, Absolute, Byte}
+    end.
+
+%% The data of Body's whole quanta, and how many characters are left over.
+decode_body(<<>>, _Decoder) ->
+    {ok, <<>>, 0};
+decode_body(Body, #decoder{loose = Loose}) ->
+    case b64simd:try_decode(Body, Loose) of
+        {ok, Data} ->
+            Whole = byte_size(Data) div 3 * 3,
+            <<WholeData:Whole/binary, _/binary>> = Data,
+            {ok, WholeData, left_characters(byte_size(Data) - Whole)};
+        {error, {incomplete, Last}} ->
+            %% Body is clean up to its last byte, the dangling character.
+            {ok, Data} = b64simd:try_decode(binary_part(Body, 0, Last), Loose),
+            {ok, Data, 1};
+        {error, _} = Error ->
+            Error
+    end.
+
+left_characters(0) -> 0;
+left_characters(1) -> 2;
+left_characters(2) -> 3.
+
+%% Bytes of whitespace and '=' at the end of Buffer[0, Size).
+tail_size(Buffer, Size) ->
+    tail_size(Buffer, Size, 0).
+
+tail_size(_Buffer, 0, Count) ->
+    Count;
+tail_size(Buffer, Size, Count) ->
+    case binary:at(Buffer, Size - 1) of
+        Byte when Byte =:= $=; Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
+            tail_size(Buffer, Size - 1, Count + 1);
+        _ ->
+            Count
+    end.
+
+%% The last Left characters of Body (which decoded cleanly, so every other
+%% byte is whitespace), with their stream offsets.
+last_characters(_Body, _At, 0, Chars, Offsets, _Decoder) ->
+    {list_to_binary(Chars), Offsets};
+last_characters(Body, At, Left, Chars, Offsets, Decoder) ->
+    case binary:at(Body, At) of
+        Byte when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
+            last_characters(Body, At - 1, Left, Chars, Offsets, Decoder);
+        Byte ->
+            last_characters(Body, At - 1, Left - 1, [Byte | Chars],
+                            [absolute(At, Decoder) | Offsets], Decoder)
+    end.
+
+%% Reads the tail of whitespace and '=' after the last character, as the
+%% one-shot decoder scans it: '=' only after 2 or 3 characters of a quantum
+%% and no more than completes it; whitespace only when skipped.
+carry_tail(Tail, At, Left, Chars, Offsets, Decoder) ->
+    Allowed = case Left of
+                  2 -> 2;
+                  3 -> 1;
+                  _ -> 0
+              end,
+    carry_tail(Tail, At, Allowed, [Chars], lists:reverse(Offsets), Decoder, reject_whitespace(Decoder)).
+
+carry_tail(<<>>, _At, _Allowed, Carry, Offsets, _Decoder, _Reject) ->
+    {iolist_to_binary(lists:reverse(Carry)), lists:reverse(Offsets)};
+carry_tail(<<$=, Rest/binary>>, At, Allowed, Carry, Offsets, Decoder, Reject) when Allowed > 0 ->
+    carry_tail(Rest, At + 1, Allowed - 1, [$= | Carry], [absolute(At, Decoder) | Offsets],
+               Decoder, Reject);
+carry_tail(<<$=, _/binary>>, At, _Allowed, _Carry, _Offsets, Decoder, _Reject) ->
+    {error, {bad_padding, absolute(At, Decoder)}, $=};
+carry_tail(<<Byte, _/binary>>, At, _Allowed, _Carry, _Offsets, Decoder, true) ->
+    {error, {invalid_character, absolute(At, Decoder)}, Byte};
+carry_tail(<<_Whitespace, Rest/binary>>, At, Allowed, Carry, Offsets, Decoder, false) ->
+    carry_tail(Rest, At + 1, Allowed, Carry, Offsets, Decoder, false).
+
+reject_whitespace(#decoder{options = Options}) ->
+    maps:get(whitespace, Options, skip) =:= reject.
+
+%% The reason with its offset into Buffer (carry, then the new piece) made an
+%% offset into the stream, and the byte there.
+locate({Kind, At}, Buffer, Decoder) ->
+    {{Kind, absolute(At, Decoder)}, binary:at(Buffer, At)};
+locate(Reason, _Buffer, _Decoder) ->
+    {Reason, undefined}.
+
+absolute(At, #decoder{carry = Carry, offsets = Offsets}) when At < byte_size(Carry) ->
+    lists:nth(At + 1, Offsets);
+absolute(At, #decoder{carry = Carry, position = Position}) ->
+    Position + At - byte_size(Carry).
+
+%%====================================================================
+%% Internal: arguments and error descriptions
+%%====================================================================
+
+%% Without a carry, the piece is used in place, not copied.
+join(<<>>, Binary) -> Binary;
+join(Carry, Binary) -> <<Carry/binary, Binary/binary>>.
+
+to_binary(Data) when is_binary(Data) ->
+    Data;
+to_binary(Data) when is_list(Data) ->
+    try
+        iolist_to_binary(Data)
+    catch
+        error:_ -> badarg
+    end;
+to_binary(_Data) ->
+    badarg.
+
+state_options(#encoder{options = Options}) -> Options;
+state_options(#decoder{options = Options}) -> Options;
+state_options(_State) -> #{}.
+
+describe_badarg(F, [_Options]) when F =:= encode_init; F =:= decode_init ->
+    #{1 => "bad options: see b64simd:encode/2 and b64simd:decode/2 for the allowed keys and values"};
+describe_badarg(F, [State | Rest]) ->
+    Kind = case F of
+               encode -> encoder;
+               encode_final -> encoder;
+               _ -> decoder
+           end,
+    StateProblem = case is_record(State, Kind) of
+                       true -> #{};
+                       false -> #{1 => io_lib:format("not a stream state from ~s_init/1", [stream_verb(Kind)])}
+                   end,
+    DataProblem = case Rest of
+                      [Data] when is_binary(Data) -> #{};
+                      [Data] ->
+                          case to_binary(Data) of
+                              badarg -> #{2 => "not iodata: expected a binary or a list of bytes (0..255) and binaries"};
+                              _ -> #{}
+                          end;
+                      [] -> #{}
+                  end,
+    maps:merge(StateProblem, DataProblem);
+describe_badarg(_F, _Args) ->
+    #{}.
+
+stream_verb(encoder) -> "encode";
+stream_verb(decoder) -> "decode".
+
+%% b64simd describes every reason but the invalid character from the reason
+%% alone; the character itself is known only here, where the piece was.
+describe_reason({invalid_character, Offset}, Byte, Options) when is_integer(Byte) ->
+    #{1 := Text} = b64simd:format_error({invalid_character, 0},
+                                        [{b64simd, decode, [<<Byte>>, Options], []}]),
+    string:replace(Text, "at byte 0", io_lib:format("at byte ~b of the stream", [Offset]));
+describe_reason(Reason, _Byte, Options) ->
+    case b64simd:format_error(Reason, [{b64simd, decode, [<<>>, Options], []}]) of
+        #{1 := Text} -> Text;
+        _ -> io_lib:format("~tp", [Reason])
+    end.
