@@ -29,10 +29,13 @@
     %% Input bytes per whole piece: 3, or with wrapping the input of the
     %% fewest whole lines that is a multiple of 3 bytes.
     piece :: pos_integer(),
-    %% `<<>>' without wrapping, else the break emitted before the next piece
-    %% once some output has been emitted (a break between lines only).
-    break :: binary(),
-    started = false :: boolean(),
+    wrapped :: boolean(),
+    %% With wrapping, once output has begun: the input of the last piece
+    %% encoded. It is encoded again in front of the next pieces, so that the
+    %% one-shot encoder writes the break between them, and `skip' characters
+    %% (its lines and their breaks) are dropped from the front of the output.
+    overlap = <<>> :: binary(),
+    skip = 0 :: non_neg_integer(),
     carry = <<>> :: binary()
 }).
 
@@ -82,17 +85,25 @@ encode_init(Options) ->
       Data :: iodata(),
       Base64 :: binary(),
       NewEncoder :: encoder().
-encode(#encoder{carry = Carry, piece = Piece} = Encoder, Data) ->
+encode(#encoder{carry = Carry, piece = Piece, overlap = Overlap} = Encoder, Data) ->
     case to_binary(Data) of
         badarg ->
             ?RAISE(badarg, [Encoder, Data], #{});
         Binary ->
-            Input = join(Carry, Binary),
-            Whole = byte_size(Input) - byte_size(Input) rem Piece,
-            <<Pieces:Whole/binary, Rest/binary>> = Input,
-            {Base64, Next} = encode_pieces(Encoder, Pieces),
-            %% Copied, so that the piece it came from can be freed.
-            {Base64, Next#encoder{carry = binary:copy(Rest)}}
+            New = byte_size(Carry) + byte_size(Binary),
+            case New - New rem Piece of
+                0 ->
+                    %% Copied: an appended binary would keep spare room.
+                    {<<>>, Encoder#encoder{carry = binary:copy(<<Carry/binary, Binary/binary>>)}};
+                Whole ->
+                    Input = join(Overlap, join(Carry, Binary)),
+                    End = byte_size(Overlap) + Whole,
+                    <<Pieces:End/binary, Rest/binary>> = Input,
+                    %% Copied, so that the piece they came from can be freed.
+                    Next = Encoder#encoder{carry = binary:copy(Rest),
+                                           overlap = last_piece(Encoder, Pieces)},
+                    {encode_pieces(Encoder, Pieces), Next}
+            end
     end;
 encode(Encoder, Data) ->
     ?RAISE(badarg, [Encoder, Data], #{}).
@@ -102,9 +113,10 @@ encode(Encoder, Data) ->
 -spec encode_final(Encoder) -> Base64 when
       Encoder :: encoder(),
       Base64 :: binary().
-encode_final(#encoder{carry = Carry} = Encoder) ->
-    {Base64, _} = encode_pieces(Encoder, Carry),
-    Base64;
+encode_final(#encoder{carry = <<>>}) ->
+    <<>>;
+encode_final(#encoder{carry = Carry, overlap = Overlap} = Encoder) ->
+    encode_pieces(Encoder, <<Overlap/binary, Carry/binary>>);
 encode_final(Encoder) ->
     ?RAISE(badarg, [Encoder], #{}).
 
@@ -192,28 +204,33 @@ format_error(_Reason, _StackTrace) ->
 new_encoder(Options) ->
     case maps:get(line_length, Options, undefined) of
         undefined ->
-            #encoder{options = Options, piece = 3, break = <<>>};
+            #encoder{options = Options, piece = 3, wrapped = false};
         Length ->
             Break = case maps:get(line_break, Options, crlf) of
-                        crlf -> <<"\r\n">>;
-                        lf -> <<"\n">>
+                        crlf -> 2;
+                        lf -> 1
                     end,
             %% 3 bytes give 4 characters: the input of Lines whole lines is
             %% 3 * Lines * Length / 4 bytes, a whole number of groups when
             %% Lines * Length is a multiple of 4.
             Lines = 4 div gcd(Length, 4),
-            #encoder{options = Options, piece = 3 * Lines * Length div 4, break = Break}
+            #encoder{options = Options, piece = 3 * Lines * Length div 4, wrapped = true,
+                     skip = Lines * Length + (Lines - 1) * Break}
     end.
 
 %% Every piece but the last ends at a line end, so the one-shot encoder wraps
-%% each piece as it would wrap the whole; only the break between two pieces
-%% is ours.
-encode_pieces(Encoder, <<>>) ->
-    {<<>>, Encoder};
-encode_pieces(#encoder{options = Options, started = false} = Encoder, Pieces) ->
-    {b64simd:encode(Pieces, Options), Encoder#encoder{started = true}};
-encode_pieces(#encoder{options = Options, break = Break} = Encoder, Pieces) ->
-    {<<Break/binary, (b64simd:encode(Pieces, Options))/binary>>, Encoder}.
+%% each piece as it would wrap the whole; the overlap in front of the pieces
+%% makes it write the break before them too.
+encode_pieces(#encoder{options = Options, overlap = <<>>}, Pieces) ->
+    b64simd:encode(Pieces, Options);
+encode_pieces(#encoder{options = Options, skip = Skip}, Pieces) ->
+    Base64 = b64simd:encode(Pieces, Options),
+    binary_part(Base64, Skip, byte_size(Base64) - Skip).
+
+last_piece(#encoder{wrapped = false}, _Pieces) ->
+    <<>>;
+last_piece(#encoder{piece = Piece}, Pieces) ->
+    binary:copy(binary_part(Pieces, byte_size(Pieces) - Piece, Piece)).
 
 gcd(A, 0) -> A;
 gcd(A, B) -> gcd(B, A rem B).
