@@ -85,8 +85,22 @@ defmodule B64Simd do
         %{1 => description} =
           :b64simd.format_error(reason, [{:b64simd, :decode, [string, options], []}])
 
-        raise ArgumentError, IO.chardata_to_string(description)
+        raise ArgumentError, elixir_hints(IO.chardata_to_string(description))
     end
+  end
+
+  # The Erlang descriptions suggest Erlang options; say it the Elixir way.
+  @hints [
+    {"use mode => urlsafe for", "use url_decode64 for"},
+    {"use mode => standard for", "use decode64 for"},
+    {"use padding => false", "use padding: false"},
+    {"because of whitespace => reject", "(use ignore: :whitespace to skip it)"}
+  ]
+
+  defp elixir_hints(message) do
+    Enum.reduce(@hints, message, fn {erlang, elixir}, acc ->
+      String.replace(acc, erlang, elixir)
+    end)
   end
 
   defp valid?(string, mode, opts) do
