@@ -5,10 +5,11 @@
 %% `b64simd:encode/2' or `b64simd:try_decode/2' on the whole input, line
 %% wrapping included, and decode errors carry 0-based offsets into the whole
 %% stream. Between calls a state keeps at most a few bytes: an incomplete
-%% group of 3 input bytes (or, when wrapping, less than the input of 4 lines),
-%% or an incomplete quantum of 4 Base64 characters and its padding. The bulk
-%% of each piece goes through the one-shot NIF, so a stream runs at nearly the
-%% speed of `b64simd' itself.
+%% group of 3 input bytes (when wrapping, the input of at most 4 lines not yet
+%% encoded and of the last 1 to 4 lines encoded), or an incomplete quantum of
+%% 4 Base64 characters and its padding. Each piece goes through the one-shot
+%% NIF in place; only a piece that follows a carry is copied once, joined to
+%% it. Encoding pieces of a multiple of 3 bytes (unwrapped) carries nothing.
 %%
 %% ```
 %% E0 = b64simd_stream:encode_init(#{}),
