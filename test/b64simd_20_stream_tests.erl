@@ -384,3 +384,42 @@ format_error_test() ->
     ?assertEqual(<<>>, b64simd_stream:decode_final(D1)),
     {_, D2} = b64simd_stream:decode(D1, <<"Q">>),
     ?assertError({incomplete, 8}, b64simd_stream:decode_final(D2)).
+
+%%====================================================================
+%% The README example: a file through file:read/2 and file:write/2
+%%====================================================================
+
+file_roundtrip_test() ->
+    _ = rand:seed(exsss, {20, 2026, 5}),
+    Dir = os:getenv("TMPDIR", "/tmp"),
+    Stem = filename:join(Dir, "b64simd_20_stream_" ++ os:getpid()),
+    [Plain, Encoded, Decoded] = [Stem ++ Ext || Ext <- [".bin", ".b64", ".out"]],
+    Data = rand:bytes(1000003),
+    ok = file:write_file(Plain, Data),
+    try
+        ok = stream_file(Plain, Encoded, 65535, fun b64simd_stream:encode_init/1,
+                         fun b64simd_stream:encode/2, fun b64simd_stream:encode_final/1),
+        ?assertEqual({ok, base64:encode(Data)}, file:read_file(Encoded)),
+        ok = stream_file(Encoded, Decoded, 65536, fun b64simd_stream:decode_init/1,
+                         fun b64simd_stream:decode/2, fun b64simd_stream:decode_final/1),
+        ?assertEqual({ok, Data}, file:read_file(Decoded))
+    after
+        [file:delete(F) || F <- [Plain, Encoded, Decoded]]
+    end.
+
+stream_file(InPath, OutPath, ChunkSize, Init, Step, Final) ->
+    {ok, In} = file:open(InPath, [read, raw, binary]),
+    {ok, Out} = file:open(OutPath, [write, raw]),
+    Loop = fun Loop(S) ->
+                   case file:read(In, ChunkSize) of
+                       {ok, Chunk} ->
+                           {Output, Next} = Step(S, Chunk),
+                           ok = file:write(Out, Output),
+                           Loop(Next);
+                       eof ->
+                           ok = file:write(Out, Final(S))
+                   end
+           end,
+    Loop(Init(#{})),
+    ok = file:close(In),
+    file:close(Out).
