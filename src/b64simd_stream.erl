@@ -47,16 +47,23 @@
     loose :: map(),
     %% Offset in the stream of the next byte given to decode/2.
     position = 0 :: non_neg_integer(),
-    %% Significant characters of the quantum not yet decoded, and the '='
-    %% after them, without whitespace; `offsets' holds their stream offsets.
+    %% The input not yet decoded: the characters of an incomplete quantum
+    %% and the '=' after them, without whitespace, then at most the last
+    %% partial line of the last piece. `offsets' maps it back to the stream:
+    %% {index in carry, stream offset} where a contiguous run starts, last
+    %% first.
     carry = <<>> :: binary(),
-    offsets = [] :: [non_neg_integer()]
+    offsets = [] :: [{non_neg_integer(), non_neg_integer()}]
 }).
 
 -opaque encoder() :: #encoder{}.
 %% An encoding stream's state.
 -opaque decoder() :: #decoder{}.
 %% A decoding stream's state.
+
+%% How far back from the end of a piece to look for its last line break: a
+%% partial line up to this long may be carried.
+-define(LINE_WINDOW, 1024).
 
 -define(RAISE(Reason, Args, Cause),
         erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
@@ -240,9 +247,93 @@ gcd(A, B) -> gcd(B, A rem B).
 %% Internal: decode
 %%====================================================================
 
-%% The carry and the new piece form `Buffer'. Its tail of whitespace and '='
-%% is read here, byte by byte; all before it (`Body', which ends with a byte
-%% that is neither) goes to the one-shot decoder with padding optional.
+%% The carry and the new piece form `Buffer'. The quick way cuts it where the
+%% characters before the cut are most likely a whole number of quanta (after
+%% the last line break near the end, or a multiple of 4 bytes if there is
+%% none) and decodes that prefix with padding optional. Only a failing decode
+%% is slow (the NIF then runs its scalar decoder to find the exact reason),
+%% so the cut avoids the one way a clean prefix can fail: one character left
+%% over. MIME and PEM lines are whole quanta, so each prefix ends with one.
+%% Any other error, and a piece too small to leave the carry behind, take the
+%% exact way below.
+decode_piece(#decoder{carry = Carry, position = Position} = Decoder, Binary) ->
+    Buffer = join(Carry, Binary),
+    Next = Decoder#decoder{position = Position + byte_size(Binary)},
+    Cut = quick_cut(Buffer),
+    Quick = case Cut >= byte_size(Carry) of
+                true -> decode_prefix(Buffer, Cut, Decoder);
+                false -> exact
+            end,
+    case Quick of
+        {ok, Data, NewCarry, Segments} ->
+            {Data, Next#decoder{carry = NewCarry, offsets = Segments}};
+        exact ->
+            decode_exact(Buffer, Decoder, Next)
+    end.
+
+quick_cut(Buffer) ->
+    Size = byte_size(Buffer),
+    Window = min(?LINE_WINDOW, Size),
+    case binary:matches(Buffer, <<"\n">>, [{scope, {Size - Window, Window}}]) of
+        [] -> Size - Size rem 4;
+        Breaks -> element(1, lists:last(Breaks)) + 1
+    end.
+
+%% The data of the whole quanta before Cut; the rest of Buffer is carried,
+%% from the last quantum's characters and padding on.
+decode_prefix(Buffer, Cut, Decoder) ->
+    <<Prefix:Cut/binary, Rest/binary>> = Buffer,
+    case decode_loose(Prefix, Decoder) of
+        {ok, Data} ->
+            Whole = byte_size(Data) div 3 * 3,
+            Left = left_characters(byte_size(Data) - Whole),
+            {Chars, Segments} = last_quantum(Prefix, Cut - 1, Left, [], [], Decoder),
+            {ok, binary_part(Data, 0, Whole), carry(Chars, Rest),
+             [{byte_size(Chars), absolute(Cut, Decoder)} | Segments]};
+        {error, {incomplete, Last}} ->
+            %% Clean up to its last character, which is left over.
+            {ok, Data} = decode_loose(binary_part(Prefix, 0, Last), Decoder),
+            Char = binary:at(Prefix, Last),
+            {ok, Data, carry(<<Char>>, Rest),
+             [{1, absolute(Cut, Decoder)}, {0, absolute(Last, Decoder)}]};
+        {error, _} ->
+            exact
+    end.
+
+%% Copied, so that the piece the rest came from can be freed.
+carry(Chars, Rest) ->
+    binary:copy(join(Chars, Rest)).
+
+%% Scanning back from At over a prefix that decoded cleanly: its padding, if
+%% any, and its last Left characters, whitespace dropped, with the segments
+%% that map them back to the stream.
+last_quantum(_Prefix, _At, 0, Chars, Offsets, _Decoder) ->
+    {list_to_binary(Chars), segments(Offsets)};
+last_quantum(Prefix, At, Left, Chars, Offsets, Decoder) ->
+    case binary:at(Prefix, At) of
+        Byte when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
+            last_quantum(Prefix, At - 1, Left, Chars, Offsets, Decoder);
+        $= ->
+            last_quantum(Prefix, At - 1, Left, [$= | Chars], [absolute(At, Decoder) | Offsets],
+                         Decoder);
+        Byte ->
+            last_quantum(Prefix, At - 1, Left - 1, [Byte | Chars],
+                         [absolute(At, Decoder) | Offsets], Decoder)
+    end.
+
+%% One segment per carried character: {its index in the carry, its stream
+%% offset}, last first, as absolute/2 reads them.
+segments(Offsets) ->
+    lists:reverse(lists:zip(lists:seq(0, length(Offsets) - 1), Offsets)).
+
+decode_loose(<<>>, _Decoder) ->
+    {ok, <<>>};
+decode_loose(Base64, #decoder{loose = Loose}) ->
+    b64simd:try_decode(Base64, Loose).
+
+%% The exact way: the tail of whitespace and '=' of Buffer is read here, byte
+%% by byte; all before it (`Body', which ends with a byte that is neither)
+%% goes to the one-shot decoder with padding optional.
 %%
 %% Why every error of that decode is the stream's first problem: a '=' in
 %% Body is followed by a character or an invalid byte, a scan error at once,
@@ -251,11 +342,9 @@ gcd(A, B) -> gcd(B, A rem B).
 %% dangling character (`incomplete'). So `incomplete' means "one character
 %% left over", and every other error is one the whole stream has too, found
 %% scanning left to right, at the same offset.
-decode_piece(#decoder{carry = Carry, position = Position} = Decoder, Binary) ->
-    Buffer = join(Carry, Binary),
+decode_exact(Buffer, Decoder, Next) ->
     BodySize = byte_size(Buffer) - tail_size(Buffer, byte_size(Buffer)),
     <<Body:BodySize/binary, Tail/binary>> = Buffer,
-    Next = Decoder#decoder{position = Position + byte_size(Binary)},
     case decode_body(Body, Decoder) of
         {ok, Data, Left} ->
             %% Left: how many characters of Body's last quantum are not yet
@@ -263,7 +352,7 @@ decode_piece(#decoder{carry = Carry, position = Position} = Decoder, Binary) ->
             {Chars, Offsets} = last_characters(Body, BodySize - 1, Left, [], [], Decoder),
             case carry_tail(Tail, BodySize, Left, Chars, Offsets, Decoder) of
                 {NewCarry, NewOffsets} ->
-                    {Data, Next#decoder{carry = NewCarry, offsets = NewOffsets}};
+                    {Data, Next#decoder{carry = NewCarry, offsets = segments(NewOffsets)}};
                 {error, _, _} = Error ->
                     Error
             end;
@@ -273,17 +362,15 @@ decode_piece(#decoder{carry = Carry, position = Position} = Decoder, Binary) ->
     end.
 
 %% The data of Body's whole quanta, and how many characters are left over.
-decode_body(<<>>, _Decoder) ->
-    {ok, <<>>, 0};
-decode_body(Body, #decoder{loose = Loose}) ->
-    case b64simd:try_decode(Body, Loose) of
+decode_body(Body, Decoder) ->
+    case decode_loose(Body, Decoder) of
         {ok, Data} ->
             Whole = byte_size(Data) div 3 * 3,
             <<WholeData:Whole/binary, _/binary>> = Data,
             {ok, WholeData, left_characters(byte_size(Data) - Whole)};
         {error, {incomplete, Last}} ->
             %% Body is clean up to its last byte, the dangling character.
-            {ok, Data} = b64simd:try_decode(binary_part(Body, 0, Last), Loose),
+            {ok, Data} = decode_loose(binary_part(Body, 0, Last), Decoder),
             {ok, Data, 1};
         {error, _} = Error ->
             Error
@@ -353,10 +440,15 @@ locate({Kind, At}, Buffer, Decoder) ->
 locate(Reason, _Buffer, _Decoder) ->
     {Reason, undefined}.
 
-absolute(At, #decoder{carry = Carry, offsets = Offsets}) when At < byte_size(Carry) ->
-    lists:nth(At + 1, Offsets);
+absolute(At, #decoder{carry = Carry, offsets = Segments}) when At < byte_size(Carry) ->
+    segment_offset(At, Segments);
 absolute(At, #decoder{carry = Carry, position = Position}) ->
     Position + At - byte_size(Carry).
+
+segment_offset(At, [{Start, Offset} | _]) when Start =< At ->
+    Offset + At - Start;
+segment_offset(At, [_ | Segments]) ->
+    segment_offset(At, Segments).
 
 %%====================================================================
 %% Internal: arguments and error descriptions

@@ -322,6 +322,35 @@ decode_large_error_offsets_test_() ->
          end || Byte <- [$!, $=, $-, $\f, $Q, $\s]]
     end}.
 
+%% Pieces of kilobytes, as from files and sockets: regular lines (the quick
+%% cut after the last line break), lines longer than the window searched for
+%% it, no lines, stray whitespace and a bad byte, under all 24 option sets.
+decode_big_pieces_test_() ->
+    {timeout, 120, fun() ->
+        _ = rand:seed(exsss, {20, 2026, 6}),
+        Failures =
+            [{Length, Noise, Options}
+             || Length <- [64, 76, 75, 1500, none],
+                Noise <- [clean, spaces, bad_byte],
+                Options <- decode_option_sets(),
+                Base64 <- [noise(Noise, wrapped(base64:encode(rand:bytes(30000 + rand:uniform(9))),
+                                               Length))],
+                Chunks <- [chunk(Base64, [rand:uniform(5000) || _ <- lists:seq(1, 20)])],
+                one_shot_decode(Chunks, Options) =/= stream_decode(Chunks, Options)],
+        ?assertEqual([], Failures)
+    end}.
+
+wrapped(Base64, none) -> Base64;
+wrapped(Base64, Length) -> wrap(Base64, Length, <<"\r\n">>).
+
+noise(clean, Base64) ->
+    Base64;
+noise(spaces, Base64) ->
+    lists:foldl(fun(_, Acc) -> edit({insert, rand:uniform(byte_size(Acc)), $\s}, Acc) end,
+                Base64, lists:seq(1, 20));
+noise(bad_byte, Base64) ->
+    edit({replace, rand:uniform(byte_size(Base64)) - 1, $!}, Base64).
+
 decode_iodata_chunks_test() ->
     Chunks = [[<<"aG">>, $V], <<>>, [], "sbG", [<<"8">>, [$= | <<>>]]],
     ?assertEqual({ok, <<"hello">>}, stream_decode(Chunks, #{})).
@@ -329,7 +358,7 @@ decode_iodata_chunks_test() ->
 decode_state_stays_small_test() ->
     _ = rand:seed(exsss, {20, 2026, 4}),
     Base64 = wrap(base64:encode(rand:bytes(100000)), 76, <<"\r\n">>),
-    [assert_small_state(Options, 4,
+    [assert_small_state(Options, 1024 + 4,
                         fun(S, Chunk) -> b64simd_stream:decode(S, Chunk) end,
                         b64simd_stream:decode_init(Options),
                         chunk(Base64, [rand:uniform(5000) || _ <- lists:seq(1, 30)]))
