@@ -4,12 +4,13 @@
 %% Any chunking of the input gives exactly the one-shot result of
 %% `b64simd:encode/2' or `b64simd:try_decode/2' on the whole input, line
 %% wrapping included, and decode errors carry 0-based offsets into the whole
-%% stream. Between calls a state keeps at most a few bytes: an incomplete
-%% group of 3 input bytes (when wrapping, the input of at most 4 lines not yet
-%% encoded and of the last 1 to 4 lines encoded), or an incomplete quantum of
-%% 4 Base64 characters and its padding. Each piece goes through the one-shot
-%% NIF in place; only a piece that follows a carry is copied once, joined to
-%% it. Encoding pieces of a multiple of 3 bytes (unwrapped) carries nothing.
+%% stream. Between calls a state keeps a few bytes: an incomplete group of 3
+%% input bytes (when wrapping, the input of at most 4 lines not yet encoded
+%% and of the last 1 to 4 lines encoded), or an incomplete quantum of 4 Base64
+%% characters and its padding plus at most the last partial line (under 1 KiB)
+%% of the last piece. Each piece goes through the one-shot NIF in place; only
+%% a piece that follows a carry is copied once, joined to it. Encoding pieces
+%% of a multiple of 3 bytes (unwrapped) carries nothing.
 %%
 %% ```
 %% E0 = b64simd_stream:encode_init(#{}),
