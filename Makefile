@@ -14,4 +14,4 @@ bench:
 clean:
 	rebar3 clean
 	cargo clean --manifest-path native/b64simd_nif/Cargo.toml
-	rm -rf _build priv
+	rm -rf _build priv elixir/_build
