@@ -17,4 +17,4 @@ latency:
 clean:
 	rebar3 clean
 	cargo clean --manifest-path native/b64simd_nif/Cargo.toml
-	rm -rf _build priv
+	rm -rf _build priv elixir/_build

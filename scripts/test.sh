@@ -2,10 +2,12 @@
 # `make test`: every test, on every simdutf kernel this CPU can run.
 #  1. cargo test on the pure Rust codec, once per kernel;
 #  2. EUnit + PropEr suites, once per kernel, each in a fresh VM with
-#     SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process).
+#     SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process);
+#  3. the Elixir facade's ExUnit tests (against Elixir's Base), once per
+#     kernel, with mix from Debian's elixir package (no hex, no deps).
 set -eu
 cd "$(dirname "$0")/.."
-sh scripts/ensure_deps.sh
+sh scripts/ensure_deps.sh elixir
 
 crate=native/b64simd_nif/Cargo.toml
 rebar3 compile
@@ -24,8 +26,13 @@ for kernel in $kernels; do
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel rebar3 eunit || failed="$failed $kernel"
 done
 
+for kernel in $kernels; do
+    echo "=== ExUnit (Elixir facade), kernel $kernel"
+    (cd elixir && SIMDUTF_FORCE_IMPLEMENTATION=$kernel mix test) || failed="$failed elixir:$kernel"
+done
+
 if [ -n "$failed" ]; then
-    echo "b64simd: Erlang suites FAILED on kernel(s):$failed"
+    echo "b64simd: suites FAILED on kernel(s):$failed"
     exit 1
 fi
 echo "b64simd: all suites passed on kernels: $kernels"

@@ -1,0 +1,133 @@
+defmodule B64Simd do
+  @moduledoc """
+  Base64 and Base64url (RFC 4648) at memory-copy speed, a drop-in for the
+  64-bit half of Elixir's `Base`.
+
+  Same function names, options and results as `Base`: `encode64/2`,
+  `decode64/2` returning `{:ok, binary} | :error`, `decode64!/2` raising
+  `ArgumentError`, their `url_` variants, and `valid64?/2`. Options:
+
+    * `padding:` (default `true`). Encode: emit `=` padding. Decode: `true`
+      requires it; `false` makes it optional, but padding that is present
+      must be complete (`"QQ="` is an error either way, as in `Base`).
+    * `ignore: :whitespace` (decode only): skip `\\s \\t \\r \\n` anywhere.
+      Without it whitespace is an error, as in `Base`.
+
+  Unlike `Base`, every function also takes iodata, and `decode64!/2` says
+  what is wrong and at which byte. Non-canonical final characters (`"QR=="`)
+  are accepted, as `Base` accepts them.
+
+      iex> B64Simd.encode64("foob")
+      "Zm9vYg=="
+      iex> B64Simd.url_decode64("_3_-_A", padding: false)
+      {:ok, <<255, 127, 254, 252>>}
+      iex> B64Simd.decode64("Zm9vYg==\\n")
+      :error
+      iex> B64Simd.decode64("Zm9vYg==\\n", ignore: :whitespace)
+      {:ok, "foob"}
+  """
+
+  @typedoc "`padding: boolean` for encoding."
+  @type encode_options :: [padding: boolean]
+  @typedoc "`padding: boolean` and `ignore: :whitespace` for decoding."
+  @type decode_options :: [padding: boolean, ignore: :whitespace]
+
+  @doc "Encodes `data` as standard Base64 (`+` and `/`), as `Base.encode64/2`."
+  @spec encode64(iodata, encode_options) :: binary
+  def encode64(data, opts \\ []), do: :b64simd.encode(data, encode_options(:standard, opts))
+
+  @doc "Encodes `data` as Base64url (`-` and `_`), as `Base.url_encode64/2`."
+  @spec url_encode64(iodata, encode_options) :: binary
+  def url_encode64(data, opts \\ []), do: :b64simd.encode(data, encode_options(:urlsafe, opts))
+
+  @doc "Decodes standard Base64, as `Base.decode64/2`: `{:ok, data}` or `:error`."
+  @spec decode64(iodata, decode_options) :: {:ok, binary} | :error
+  def decode64(string, opts \\ []), do: decode(string, :standard, opts)
+
+  @doc "Decodes Base64url, as `Base.url_decode64/2`: `{:ok, data}` or `:error`."
+  @spec url_decode64(iodata, decode_options) :: {:ok, binary} | :error
+  def url_decode64(string, opts \\ []), do: decode(string, :urlsafe, opts)
+
+  @doc """
+  Decodes standard Base64, as `Base.decode64!/2`; raises `ArgumentError`
+  naming the problem and its byte offset.
+  """
+  @spec decode64!(iodata, decode_options) :: binary
+  def decode64!(string, opts \\ []), do: decode!(string, :standard, opts)
+
+  @doc "Decodes Base64url, as `Base.url_decode64!/2`; raises `ArgumentError`."
+  @spec url_decode64!(iodata, decode_options) :: binary
+  def url_decode64!(string, opts \\ []), do: decode!(string, :urlsafe, opts)
+
+  @doc "Whether `decode64/2` would succeed with these options (as `Base.valid64?/2`)."
+  @spec valid64?(iodata, decode_options) :: boolean
+  def valid64?(string, opts \\ []), do: valid?(string, :standard, opts)
+
+  @doc "Whether `url_decode64/2` would succeed with these options."
+  @spec url_valid64?(iodata, decode_options) :: boolean
+  def url_valid64?(string, opts \\ []), do: valid?(string, :urlsafe, opts)
+
+  defp decode(string, mode, opts) do
+    case :b64simd.try_decode(string, decode_options(mode, opts)) do
+      {:ok, data} -> {:ok, data}
+      {:error, _reason} -> :error
+    end
+  end
+
+  defp decode!(string, mode, opts) do
+    options = decode_options(mode, opts)
+
+    case :b64simd.try_decode(string, options) do
+      {:ok, data} ->
+        data
+
+      {:error, reason} ->
+        %{1 => description} =
+          :b64simd.format_error(reason, [{:b64simd, :decode, [string, options], []}])
+
+        raise ArgumentError, elixir_hints(IO.chardata_to_string(description))
+    end
+  end
+
+  # The Erlang descriptions suggest Erlang options; say it the Elixir way.
+  @hints [
+    {"use mode => urlsafe for", "use url_decode64 for"},
+    {"use mode => standard for", "use decode64 for"},
+    {"use padding => false", "use padding: false"},
+    {"because of whitespace => reject", "(use ignore: :whitespace to skip it)"}
+  ]
+
+  defp elixir_hints(message) do
+    Enum.reduce(@hints, message, fn {erlang, elixir}, acc ->
+      String.replace(acc, erlang, elixir)
+    end)
+  end
+
+  defp valid?(string, mode, opts) do
+    match?({:ok, _}, :b64simd.try_decode(string, decode_options(mode, opts)))
+  end
+
+  # Base reads only the options it knows and ignores the rest; so do we, but
+  # a bad value for a known one is an ArgumentError rather than a crash.
+  defp encode_options(mode, opts) do
+    %{mode: mode, padding: padding(opts)}
+  end
+
+  defp decode_options(mode, opts) do
+    whitespace =
+      case Keyword.get(opts, :ignore) do
+        nil -> :reject
+        :whitespace -> :skip
+        other -> raise ArgumentError, "expected ignore: :whitespace, got: #{inspect(other)}"
+      end
+
+    %{mode: mode, padding: padding(opts), whitespace: whitespace}
+  end
+
+  defp padding(opts) do
+    case Keyword.get(opts, :padding, true) do
+      padding when is_boolean(padding) -> padding
+      other -> raise ArgumentError, "expected padding: true or false, got: #{inspect(other)}"
+    end
+  end
+end

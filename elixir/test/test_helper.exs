@@ -1,0 +1,2 @@
+IO.puts("B64Simd tests running on simdutf kernel: #{:b64simd.kernel()}")
+ExUnit.start()

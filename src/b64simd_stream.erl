@@ -1,0 +1,522 @@
+%% @doc Streaming Base64: encode or decode data that arrives in pieces (files,
+%% sockets, HTTP bodies) in memory bounded by the piece size.
+%%
+%% Any chunking of the input gives exactly the one-shot result of
+%% `b64simd:encode/2' or `b64simd:try_decode/2' on the whole input, line
+%% wrapping included, and decode errors carry 0-based offsets into the whole
+%% stream. Between calls a state keeps a few bytes: an incomplete group of 3
+%% input bytes (when wrapping, the input of at most 4 lines not yet encoded
+%% and of the last 1 to 4 lines encoded), or an incomplete quantum of 4 Base64
+%% characters and its padding plus at most the last partial line (under 1 KiB)
+%% of the last piece. Each piece goes through the one-shot NIF in place; only
+%% a piece that follows a carry is copied once, joined to it. Encoding pieces
+%% of a multiple of 3 bytes (unwrapped) carries nothing.
+%%
+%% ```
+%% E0 = b64simd_stream:encode_init(#{}),
+%% {A, E1} = b64simd_stream:encode(E0, <<"hel">>),
+%% {B, E2} = b64simd_stream:encode(E1, <<"lo">>),
+%% <<"aGVsbG8=">> = iolist_to_binary([A, B, b64simd_stream:encode_final(E2)]).
+%% '''
+-module(b64simd_stream).
+
+-export([encode_init/1, encode/2, encode_final/1]).
+-export([decode_init/1, decode/2, decode_final/1]).
+-export([format_error/2]).
+
+-export_type([encoder/0, decoder/0]).
+
+-record(encoder, {
+    options :: map(),
+    %% Input bytes per whole piece: 3, or with wrapping the input of the
+    %% fewest whole lines that is a multiple of 3 bytes.
+    piece :: pos_integer(),
+    wrapped :: boolean(),
+    %% With wrapping, once output has begun: the input of the last piece
+    %% encoded. It is encoded again in front of the next pieces, so that the
+    %% one-shot encoder writes the break between them, and `skip' characters
+    %% (its lines and their breaks) are dropped from the front of the output.
+    overlap = <<>> :: binary(),
+    skip = 0 :: non_neg_integer(),
+    carry = <<>> :: binary()
+}).
+
+-record(decoder, {
+    options :: map(),
+    %% The same options with padding optional and canonical off: the
+    %% end-of-input rules apply once, in decode_final/1, to the last quantum.
+    loose :: map(),
+    %% Offset in the stream of the next byte given to decode/2.
+    position = 0 :: non_neg_integer(),
+    %% The input not yet decoded: the characters of an incomplete quantum
+    %% and the '=' after them, without whitespace, then at most the last
+    %% partial line of the last piece. `offsets' maps it back to the stream:
+    %% {index in carry, stream offset} where a contiguous run starts, last
+    %% first.
+    carry = <<>> :: binary(),
+    offsets = [] :: [{non_neg_integer(), non_neg_integer()}]
+}).
+
+-opaque encoder() :: #encoder{}.
+%% An encoding stream's state.
+-opaque decoder() :: #decoder{}.
+%% A decoding stream's state.
+
+%% How far back from the end of a piece to look for its last line break: a
+%% partial line up to this long may be carried.
+-define(LINE_WINDOW, 1024).
+
+-define(RAISE(Reason, Args, Cause),
+        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
+
+%%====================================================================
+%% API: encode
+%%====================================================================
+
+%% @doc Starts an encoding stream with the options of `b64simd:encode/2'
+%% (`mode', `padding', `line_length', `line_break'). Raises `badarg' for bad
+%% options.
+-spec encode_init(Options) -> Encoder when
+      Options :: b64simd:encode_options(),
+      Encoder :: encoder().
+encode_init(Options) ->
+    try b64simd:encode(<<>>, Options) of
+        _ -> new_encoder(Options)
+    catch
+        error:badarg -> ?RAISE(badarg, [Options], #{})
+    end.
+
+%% @doc Encodes the next piece of the input: returns the Base64 of all whole
+%% groups (or whole lines, when wrapping) so far and the new state. Raises
+%% `badarg' if `Data' is not iodata or `Encoder' not an encoder.
+-spec encode(Encoder, Data) -> {Base64, NewEncoder} when
+      Encoder :: encoder(),
+      Data :: iodata(),
+      Base64 :: binary(),
+      NewEncoder :: encoder().
+encode(#encoder{carry = Carry, piece = Piece, overlap = Overlap} = Encoder, Data) ->
+    case to_binary(Data) of
+        badarg ->
+            ?RAISE(badarg, [Encoder, Data], #{});
+        Binary ->
+            New = byte_size(Carry) + byte_size(Binary),
+            case New - New rem Piece of
+                0 ->
+                    %% Copied, so that the piece it came from can be freed.
+                    {<<>>, Encoder#encoder{carry = binary:copy(join(Carry, Binary))}};
+                Whole ->
+                    Input = join(Overlap, join(Carry, Binary)),
+                    End = byte_size(Overlap) + Whole,
+                    <<Pieces:End/binary, Rest/binary>> = Input,
+                    %% Copied, so that the piece they came from can be freed.
+                    Next = Encoder#encoder{carry = binary:copy(Rest),
+                                           overlap = last_piece(Encoder, Pieces)},
+                    {encode_pieces(Encoder, Pieces), Next}
+            end
+    end;
+encode(Encoder, Data) ->
+    ?RAISE(badarg, [Encoder, Data], #{}).
+
+%% @doc Ends an encoding stream: returns the Base64 of the last bytes, with
+%% padding if the options ask for it.
+-spec encode_final(Encoder) -> Base64 when
+      Encoder :: encoder(),
+      Base64 :: binary().
+encode_final(#encoder{carry = <<>>}) ->
+    <<>>;
+encode_final(#encoder{carry = Carry, overlap = Overlap} = Encoder) ->
+    encode_pieces(Encoder, join(Overlap, Carry));
+encode_final(Encoder) ->
+    ?RAISE(badarg, [Encoder], #{}).
+
+%%====================================================================
+%% API: decode
+%%====================================================================
+
+%% @doc Starts a decoding stream with the options of `b64simd:decode/2'
+%% (`mode', `padding', `whitespace', `canonical'). Raises `badarg' for bad
+%% options.
+-spec decode_init(Options) -> Decoder when
+      Options :: b64simd:decode_options(),
+      Decoder :: decoder().
+decode_init(Options) ->
+    try b64simd:try_decode(<<>>, Options) of
+        _ -> #decoder{options = Options,
+                      loose = Options#{padding => false, canonical => false}}
+    catch
+        error:badarg -> ?RAISE(badarg, [Options], #{})
+    end.
+
+%% @doc Decodes the next piece of Base64: returns the data of all whole
+%% quanta so far and the new state. Raises, as `b64simd:decode/2' does, the
+%% first problem in the stream as soon as it is certain, with its offset in
+%% the whole stream (see {@link format_error/2}); raises `badarg' if `Base64'
+%% is not iodata or `Decoder' not a decoder.
+-spec decode(Decoder, Base64) -> {Data, NewDecoder} when
+      Decoder :: decoder(),
+      Base64 :: iodata(),
+      Data :: binary(),
+      NewDecoder :: decoder().
+decode(#decoder{} = Decoder, Base64) ->
+    case to_binary(Base64) of
+        badarg ->
+            ?RAISE(badarg, [Decoder, Base64], #{});
+        Binary ->
+            case decode_piece(Decoder, Binary) of
+                {error, Reason, Byte} -> ?RAISE(Reason, [Decoder, Base64], #{byte => Byte});
+                Result -> Result
+            end
+    end;
+decode(Decoder, Base64) ->
+    ?RAISE(badarg, [Decoder, Base64], #{}).
+
+%% @doc Ends a decoding stream: applies the end-of-input rules of
+%% `b64simd:decode/2' (padding, a dangling character, canonical bits) to the
+%% last quantum and returns its data. Raises as {@link decode/2}.
+-spec decode_final(Decoder) -> Data when
+      Decoder :: decoder(),
+      Data :: binary().
+decode_final(#decoder{carry = <<>>}) ->
+    <<>>;
+decode_final(#decoder{carry = Carry, options = Options} = Decoder) ->
+    case b64simd:try_decode(Carry, Options) of
+        {ok, Data} ->
+            Data;
+        {error, Reason} ->
+            {Absolute, Byte} = locate(Reason, Carry, Decoder),
+            ?RAISE(Absolute, [Decoder], #{byte => Byte})
+    end;
+decode_final(Decoder) ->
+    ?RAISE(badarg, [Decoder], #{}).
+
+%% @doc Explains an error raised by this module, for `erl_error' and the
+%% shell, as `b64simd:format_error/2' does; offsets are into the whole stream.
+-spec format_error(Reason, StackTrace) -> ErrorMap when
+      Reason :: term(),
+      StackTrace :: erlang:stacktrace(),
+      ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
+format_error(badarg, [{_M, F, Args, _Info} | _]) when is_list(Args) ->
+    describe_badarg(F, Args);
+format_error(Reason, [{_M, _F, [State | _] = Args, Info} | _]) ->
+    Options = state_options(State),
+    Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
+    %% decode/2 blames the piece; decode_final/1 the stream as a whole.
+    Position = length(Args),
+    #{Position => describe_reason(Reason, maps:get(byte, Cause, undefined), Options)};
+format_error(_Reason, _StackTrace) ->
+    #{}.
+
+%%====================================================================
+%% Internal: encode
+%%====================================================================
+
+new_encoder(Options) ->
+    case maps:get(line_length, Options, undefined) of
+        undefined ->
+            #encoder{options = Options, piece = 3, wrapped = false};
+        Length ->
+            Break = case maps:get(line_break, Options, crlf) of
+                        crlf -> 2;
+                        lf -> 1
+                    end,
+            %% 3 bytes give 4 characters: the input of Lines whole lines is
+            %% 3 * Lines * Length / 4 bytes, a whole number of groups when
+            %% Lines * Length is a multiple of 4.
+            Lines = 4 div gcd(Length, 4),
+            #encoder{options = Options, piece = 3 * Lines * Length div 4, wrapped = true,
+                     skip = Lines * Length + (Lines - 1) * Break}
+    end.
+
+%% Every piece but the last ends at a line end, so the one-shot encoder wraps
+%% each piece as it would wrap the whole; the overlap in front of the pieces
+%% makes it write the break before them too.
+encode_pieces(#encoder{options = Options, overlap = <<>>}, Pieces) ->
+    b64simd:encode(Pieces, Options);
+encode_pieces(#encoder{options = Options, skip = Skip}, Pieces) ->
+    Base64 = b64simd:encode(Pieces, Options),
+    binary_part(Base64, Skip, byte_size(Base64) - Skip).
+
+last_piece(#encoder{wrapped = false}, _Pieces) ->
+    <<>>;
+last_piece(#encoder{piece = Piece}, Pieces) ->
+    binary:copy(binary_part(Pieces, byte_size(Pieces) - Piece, Piece)).
+
+gcd(A, 0) -> A;
+gcd(A, B) -> gcd(B, A rem B).
+
+%%====================================================================
+%% Internal: decode
+%%====================================================================
+
+%% The carry and the new piece form `Buffer'. The quick way cuts it where the
+%% characters before the cut are most likely a whole number of quanta (after
+%% the last line break near the end, or a multiple of 4 bytes if there is
+%% none) and decodes that prefix with padding optional. Only a failing decode
+%% is slow (the NIF then runs its scalar decoder to find the exact reason),
+%% so the cut avoids the one way a clean prefix can fail: one character left
+%% over. MIME and PEM lines are whole quanta, so each prefix ends with one.
+%% Any other error, and a piece too small to leave the carry behind, take the
+%% exact way below.
+decode_piece(#decoder{carry = Carry, position = Position} = Decoder, Binary) ->
+    Buffer = join(Carry, Binary),
+    Next = Decoder#decoder{position = Position + byte_size(Binary)},
+    Cut = quick_cut(Buffer),
+    Quick = case Cut >= byte_size(Carry) of
+                true -> decode_prefix(Buffer, Cut, Decoder);
+                false -> exact
+            end,
+    case Quick of
+        {ok, Data, NewCarry, Segments} ->
+            {Data, Next#decoder{carry = NewCarry, offsets = Segments}};
+        exact ->
+            decode_exact(Buffer, Decoder, Next)
+    end.
+
+quick_cut(Buffer) ->
+    Size = byte_size(Buffer),
+    Window = min(?LINE_WINDOW, Size),
+    case binary:matches(Buffer, <<"\n">>, [{scope, {Size - Window, Window}}]) of
+        [] -> Size - Size rem 4;
+        Breaks -> element(1, lists:last(Breaks)) + 1
+    end.
+
+%% The data of the whole quanta before Cut; the rest of Buffer is carried,
+%% from the last quantum's characters and padding on.
+decode_prefix(Buffer, Cut, Decoder) ->
+    <<Prefix:Cut/binary, Rest/binary>> = Buffer,
+    case decode_loose(Prefix, Decoder) of
+        {ok, Data} ->
+            Whole = byte_size(Data) div 3 * 3,
+            Left = left_characters(byte_size(Data) - Whole),
+            {Chars, Segments} = last_quantum(Prefix, Cut - 1, Left, [], [], Decoder),
+            {ok, binary_part(Data, 0, Whole), carry(Chars, Rest),
+             [{byte_size(Chars), absolute(Cut, Decoder)} | Segments]};
+        {error, {incomplete, Last}} ->
+            %% Clean up to its last character, which is left over.
+            {ok, Data} = decode_loose(binary_part(Prefix, 0, Last), Decoder),
+            Char = binary:at(Prefix, Last),
+            {ok, Data, carry(<<Char>>, Rest),
+             [{1, absolute(Cut, Decoder)}, {0, absolute(Last, Decoder)}]};
+        {error, _} ->
+            exact
+    end.
+
+%% Copied, so that the piece the rest came from can be freed.
+carry(Chars, Rest) ->
+    binary:copy(join(Chars, Rest)).
+
+%% Scanning back from At over a prefix that decoded cleanly: its padding, if
+%% any, and its last Left characters, whitespace dropped, with the segments
+%% that map them back to the stream.
+last_quantum(_Prefix, _At, 0, Chars, Offsets, _Decoder) ->
+    {list_to_binary(Chars), segments(Offsets)};
+last_quantum(Prefix, At, Left, Chars, Offsets, Decoder) ->
+    case binary:at(Prefix, At) of
+        Byte when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
+            last_quantum(Prefix, At - 1, Left, Chars, Offsets, Decoder);
+        $= ->
+            last_quantum(Prefix, At - 1, Left, [$= | Chars], [absolute(At, Decoder) | Offsets],
+                         Decoder);
+        Byte ->
+            last_quantum(Prefix, At - 1, Left - 1, [Byte | Chars],
+                         [absolute(At, Decoder) | Offsets], Decoder)
+    end.
+
+%% One segment per carried character: {its index in the carry, its stream
+%% offset}, last first, as absolute/2 reads them.
+segments(Offsets) ->
+    lists:reverse(lists:zip(lists:seq(0, length(Offsets) - 1), Offsets)).
+
+decode_loose(<<>>, _Decoder) ->
+    {ok, <<>>};
+decode_loose(Base64, #decoder{loose = Loose}) ->
+    b64simd:try_decode(Base64, Loose).
+
+%% The exact way: the tail of whitespace and '=' of Buffer is read here, byte
+%% by byte; all before it (`Body', which ends with a byte that is neither)
+%% goes to the one-shot decoder with padding optional.
+%%
+%% Why every error of that decode is the stream's first problem: a '=' in
+%% Body is followed by a character or an invalid byte, a scan error at once,
+%% so only a clean Body without '=' reaches the end-of-input rules, and with
+%% padding optional and canonical off the only rule that can fail is a
+%% dangling character (`incomplete'). So `incomplete' means "one character
+%% left over", and every other error is one the whole stream has too, found
+%% scanning left to right, at the same offset.
+decode_exact(Buffer, Decoder, Next) ->
+    BodySize = byte_size(Buffer) - tail_size(Buffer, byte_size(Buffer)),
+    <<Body:BodySize/binary, Tail/binary>> = Buffer,
+    case decode_body(Body, Decoder) of
+        {ok, Data, Left} ->
+            %% Left: how many characters of Body's last quantum are not yet
+            %% decoded; they are carried, whitespace dropped.
+            {Chars, Offsets} = last_characters(Body, BodySize - 1, Left, [], [], Decoder),
+            case carry_tail(Tail, BodySize, Left, Chars, Offsets, Decoder) of
+                {NewCarry, NewOffsets} ->
+                    {Data, Next#decoder{carry = NewCarry, offsets = segments(NewOffsets)}};
+                {error, _, _} = Error ->
+                    Error
+            end;
+        {error, Reason} ->
+            {Absolute, Byte} = locate(Reason, Buffer, Decoder),
+            {error, Absolute, Byte}
+    end.
+
+%% The data of Body's whole quanta, and how many characters are left over.
+decode_body(Body, Decoder) ->
+    case decode_loose(Body, Decoder) of
+        {ok, Data} ->
+            Whole = byte_size(Data) div 3 * 3,
+            <<WholeData:Whole/binary, _/binary>> = Data,
+            {ok, WholeData, left_characters(byte_size(Data) - Whole)};
+        {error, {incomplete, Last}} ->
+            %% Body is clean up to its last byte, the dangling character.
+            {ok, Data} = decode_loose(binary_part(Body, 0, Last), Decoder),
+            {ok, Data, 1};
+        {error, _} = Error ->
+            Error
+    end.
+
+left_characters(0) -> 0;
+left_characters(1) -> 2;
+left_characters(2) -> 3.
+
+%% Bytes of whitespace and '=' at the end of Buffer[0, Size).
+tail_size(Buffer, Size) ->
+    tail_size(Buffer, Size, 0).
+
+tail_size(_Buffer, 0, Count) ->
+    Count;
+tail_size(Buffer, Size, Count) ->
+    case binary:at(Buffer, Size - 1) of
+        Byte when Byte =:= $=; Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
+            tail_size(Buffer, Size - 1, Count + 1);
+        _ ->
+            Count
+    end.
+
+%% The last Left characters of Body (which decoded cleanly, so every other
+%% byte is whitespace), with their stream offsets.
+last_characters(_Body, _At, 0, Chars, Offsets, _Decoder) ->
+    {list_to_binary(Chars), Offsets};
+last_characters(Body, At, Left, Chars, Offsets, Decoder) ->
+    case binary:at(Body, At) of
+        Byte when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
+            last_characters(Body, At - 1, Left, Chars, Offsets, Decoder);
+        Byte ->
+            last_characters(Body, At - 1, Left - 1, [Byte | Chars],
+                            [absolute(At, Decoder) | Offsets], Decoder)
+    end.
+
+%% Reads the tail of whitespace and '=' after the last character, as the
+%% one-shot decoder scans it: '=' only after 2 or 3 characters of a quantum
+%% and no more than completes it; whitespace only when skipped.
+carry_tail(Tail, At, Left, Chars, Offsets, Decoder) ->
+    Allowed = case Left of
+                  2 -> 2;
+                  3 -> 1;
+                  _ -> 0
+              end,
+    carry_tail(Tail, At, Allowed, [Chars], lists:reverse(Offsets), Decoder, reject_whitespace(Decoder)).
+
+carry_tail(<<>>, _At, _Allowed, Carry, Offsets, _Decoder, _Reject) ->
+    {iolist_to_binary(lists:reverse(Carry)), lists:reverse(Offsets)};
+carry_tail(<<$=, Rest/binary>>, At, Allowed, Carry, Offsets, Decoder, Reject) when Allowed > 0 ->
+    carry_tail(Rest, At + 1, Allowed - 1, [$= | Carry], [absolute(At, Decoder) | Offsets],
+               Decoder, Reject);
+carry_tail(<<$=, _/binary>>, At, _Allowed, _Carry, _Offsets, Decoder, _Reject) ->
+    {error, {bad_padding, absolute(At, Decoder)}, $=};
+carry_tail(<<Byte, _/binary>>, At, _Allowed, _Carry, _Offsets, Decoder, true) ->
+    {error, {invalid_character, absolute(At, Decoder)}, Byte};
+carry_tail(<<_Whitespace, Rest/binary>>, At, Allowed, Carry, Offsets, Decoder, false) ->
+    carry_tail(Rest, At + 1, Allowed, Carry, Offsets, Decoder, false).
+
+reject_whitespace(#decoder{options = Options}) ->
+    maps:get(whitespace, Options, skip) =:= reject.
+
+%% The reason with its offset into Buffer (carry, then the new piece) made an
+%% offset into the stream, and the byte there.
+locate({Kind, At}, Buffer, Decoder) ->
+    {{Kind, absolute(At, Decoder)}, binary:at(Buffer, At)};
+locate(Reason, _Buffer, _Decoder) ->
+    {Reason, undefined}.
+
+absolute(At, #decoder{carry = Carry, offsets = Segments}) when At < byte_size(Carry) ->
+    segment_offset(At, Segments);
+absolute(At, #decoder{carry = Carry, position = Position}) ->
+    Position + At - byte_size(Carry).
+
+segment_offset(At, [{Start, Offset} | _]) when Start =< At ->
+    Offset + At - Start;
+segment_offset(At, [_ | Segments]) ->
+    segment_offset(At, Segments).
+
+%%====================================================================
+%% Internal: arguments and error descriptions
+%%====================================================================
+
+%% Without a carry, the piece is used in place, not copied. With one, the
+%% sized first segment keeps the compiler from building an appendable binary
+%% (as <<Carry/binary, ...>> does): the NIF would have to shrink that one
+%% first, a second copy, ten times slower than this one (iolist_to_binary/1
+%% is slower still).
+join(<<>>, Binary) ->
+    Binary;
+join(Carry, Binary) ->
+    Size = byte_size(Carry),
+    <<Carry:Size/binary, Binary/binary>>.
+
+to_binary(Data) when is_binary(Data) ->
+    Data;
+to_binary(Data) when is_list(Data) ->
+    try
+        iolist_to_binary(Data)
+    catch
+        error:_ -> badarg
+    end;
+to_binary(_Data) ->
+    badarg.
+
+state_options(#encoder{options = Options}) -> Options;
+state_options(#decoder{options = Options}) -> Options;
+state_options(_State) -> #{}.
+
+describe_badarg(F, [_Options]) when F =:= encode_init; F =:= decode_init ->
+    #{1 => "bad options: see b64simd:encode/2 and b64simd:decode/2 for the allowed keys and values"};
+describe_badarg(F, [State | Rest]) ->
+    Kind = case F of
+               encode -> encoder;
+               encode_final -> encoder;
+               _ -> decoder
+           end,
+    StateProblem = case is_record(State, Kind) of
+                       true -> #{};
+                       false -> #{1 => io_lib:format("not a stream state from ~s_init/1", [stream_verb(Kind)])}
+                   end,
+    DataProblem = case Rest of
+                      [Data] when is_binary(Data) -> #{};
+                      [Data] ->
+                          case to_binary(Data) of
+                              badarg -> #{2 => "not iodata: expected a binary or a list of bytes (0..255) and binaries"};
+                              _ -> #{}
+                          end;
+                      [] -> #{}
+                  end,
+    maps:merge(StateProblem, DataProblem);
+describe_badarg(_F, _Args) ->
+    #{}.
+
+stream_verb(encoder) -> "encode";
+stream_verb(decoder) -> "decode".
+
+%% b64simd describes every reason but the invalid character from the reason
+%% alone; the character itself is known only here, where the piece was.
+describe_reason({invalid_character, Offset}, Byte, Options) when is_integer(Byte) ->
+    #{1 := Text} = b64simd:format_error({invalid_character, 0},
+                                        [{b64simd, decode, [<<Byte>>, Options], []}]),
+    string:replace(Text, "at byte 0", io_lib:format("at byte ~b of the stream", [Offset]));
+describe_reason(Reason, _Byte, Options) ->
+    case b64simd:format_error(Reason, [{b64simd, decode, [<<>>, Options], []}]) of
+        #{1 := Text} -> Text;
+        _ -> io_lib:format("~tp", [Reason])
+    end.
