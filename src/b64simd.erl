@@ -15,12 +15,20 @@
 -export([format_error/2, kernel/0]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
+-export_type([line_break/0]).
 
 -type mode() :: standard | urlsafe.
 %% `standard': RFC 4648 section 4, `+' and `/'. `urlsafe': section 5, `-' and `_'.
 
--type encode_options() :: #{mode => mode(), padding => boolean()}.
-%% `mode' defaults to `standard', `padding' to `true'.
+-type encode_options() :: #{mode => mode(), padding => boolean(),
+                            line_length => pos_integer(), line_break => line_break()}.
+%% `mode' defaults to `standard', `padding' to `true'. `line_length': wrap
+%% the output every that many characters (default: no wrapping); the break
+%% goes between lines only, never after the last. `line_break' (default
+%% `crlf', as RFC 2045 requires) only matters with `line_length'. MIME bodies
+%% use `#{line_length => 76}', PEM `#{line_length => 64, line_break => lf}'.
+
+-type line_break() :: crlf | lf.
 
 -type decode_options() :: #{mode => mode() | any,
                             padding => boolean(),
@@ -52,6 +60,9 @@
 -define(REJECT_WHITESPACE, 8).
 -define(CANONICAL, 16).
 -define(DEFAULT_FLAGS, ?PADDING).
+%% Longer than any output can be, so the same as no limit, and small enough
+%% for the NIF's usize.
+-define(MAX_LINE_LENGTH, (1 bsl 48)).
 
 %% Raised from the API function itself, so the stack trace shows the call the
 %% user made; format_error/2 explains it.
@@ -75,17 +86,22 @@ encode(Data) ->
     end.
 
 %% @doc Encodes `Data' with options: `#{mode => standard | urlsafe, padding =>
-%% boolean()}'. `encode(<<255,254>>, #{mode => urlsafe, padding => false})'
-%% gives `<<"__4">>'.
+%% boolean(), line_length => pos_integer(), line_break => crlf | lf}'.
+%% `encode(<<255,254>>, #{mode => urlsafe, padding => false})' gives
+%% `<<"__4">>'; `encode(Data, #{line_length => 76})' gives a MIME body,
+%% `encode(Der, #{line_length => 64, line_break => lf})' a PEM body. Decoding
+%% wrapped output with default options gives `Data' back.
 -spec encode(Data, Options) -> Base64 when
       Data :: iodata(),
       Options :: encode_options(),
       Base64 :: binary().
 encode(Data, Options) ->
-    case {to_binary(Data), encode_flags(Options)} of
-        {badarg, _} -> ?RAISE(badarg, [Data, Options]);
-        {_, badarg} -> ?RAISE(badarg, [Data, Options]);
-        {Binary, Flags} -> encode_binary(Binary, Flags)
+    case {to_binary(Data), encode_flags(Options), line_options(Options)} of
+        {badarg, _, _} -> ?RAISE(badarg, [Data, Options]);
+        {_, badarg, _} -> ?RAISE(badarg, [Data, Options]);
+        {_, _, badarg} -> ?RAISE(badarg, [Data, Options]);
+        {Binary, Flags, unwrapped} -> encode_binary(Binary, Flags);
+        {Binary, Flags, {Length, Lf}} -> encode_wrapped(Binary, Flags, Length, Lf)
     end.
 
 %% @doc As {@link encode/1}, returning a string.
@@ -236,8 +252,10 @@ to_binary(_Data) ->
 
 %% Each returns the NIF's flags, or `badarg' for a non-map, an unknown key
 %% or a bad value (OTP would treat `mode => url' as standard; we refuse it).
+%% The line options are parsed by line_options/1.
 encode_flags(Options) when is_map(Options) ->
-    fold_options(fun encode_option/2, ?DEFAULT_FLAGS, maps:to_list(Options));
+    fold_options(fun encode_option/2, ?DEFAULT_FLAGS,
+                 maps:to_list(maps:without([line_length, line_break], Options)));
 encode_flags(_Options) ->
     badarg.
 
@@ -272,6 +290,26 @@ fold_options(Parse, Flags, [Option | Rest]) ->
     end.
 
 %%====================================================================
+%% Internal: line-wrapped encode
+%%====================================================================
+
+%% `unwrapped', `{LineLength, Lf}', or `badarg'. `line_break' alone is
+%% accepted and changes nothing: there is no line to break.
+line_options(Options) when is_map(Options) ->
+    case {maps:find(line_length, Options), maps:get(line_break, Options, crlf)} of
+        {_, Break} when Break =/= crlf, Break =/= lf -> badarg;
+        {error, _} -> unwrapped;
+        {{ok, Length}, Break} when is_integer(Length), Length > 0 ->
+            {min(Length, ?MAX_LINE_LENGTH), Break =:= lf};
+        {{ok, _}, _} -> badarg
+    end;
+line_options(_Options) ->
+    badarg.
+
+encode_wrapped(Data, Flags, Length, Lf) ->
+    finish(b64simd_nif:encode_wrapped(Data, Flags, Length, Lf), Data).
+
+%%====================================================================
 %% Internal: error descriptions
 %%====================================================================
 
@@ -302,7 +340,8 @@ describe_options([Options]) when not is_map(Options) ->
     #{2 => "options must be a map"};
 describe_options([Options]) ->
     Known = #{mode => [standard, urlsafe, any], padding => [true, false],
-              whitespace => [skip, reject], canonical => [true, false]},
+              whitespace => [skip, reject], canonical => [true, false],
+              line_length => pos_integer, line_break => [crlf, lf]},
     Problems = [describe_option(Key, Value, maps:find(Key, Known))
                 || {Key, Value} <- maps:to_list(Options),
                    not is_valid_option(Key, Value, Known)],
@@ -311,11 +350,15 @@ describe_options([Options]) ->
         _ -> #{2 => lists:join("; ", Problems)}
     end.
 
+is_valid_option(line_length, Value, _Known) ->
+    is_integer(Value) andalso Value > 0;
 is_valid_option(Key, Value, Known) ->
     lists:member(Value, maps:get(Key, Known, [])).
 
 describe_option(Key, _Value, error) ->
     io_lib:format("unknown option ~tp", [Key]);
+describe_option(Key, Value, {ok, pos_integer}) ->
+    io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
 describe_option(Key, Value, {ok, Allowed}) ->
     io_lib:format("bad value ~tp for option ~tp; expected one of ~tp", [Value, Key, Allowed]).
 

@@ -4,6 +4,7 @@
 -module(b64simd_nif).
 
 -export([encode/2, decode/2, continue/2]).
+-export([encode_wrapped/4]).
 -export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0]).
 
 -on_load(load/0).
@@ -47,6 +48,10 @@ decode(_Data, _Flags) -> not_loaded(?LINE).
 
 -spec continue(reference(), binary()) -> binary() | {error, term()} | {continue, reference()}.
 continue(_Job, _Data) -> not_loaded(?LINE).
+
+-spec encode_wrapped(binary(), non_neg_integer(), pos_integer(), boolean()) ->
+    binary() | {continue, reference()}.
+encode_wrapped(_Data, _Flags, _LineLength, _Lf) -> not_loaded(?LINE).
 
 -spec kernel() -> binary().
 kernel() -> not_loaded(?LINE).

@@ -29,7 +29,7 @@ pub fn maximal_decoded_len(len: usize) -> usize {
     (len / 4) * 3 + [0, 0, 1, 2][len % 4]
 }
 
-fn encode_variant(opts: EncodeOptions) -> Base64Options {
+pub(crate) fn encode_variant(opts: EncodeOptions) -> Base64Options {
     match (opts.alphabet, opts.padding) {
         (Alphabet::UrlSafe, true) => Base64Options::UrlWithPadding,
         (Alphabet::UrlSafe, false) => Base64Options::Url,

@@ -13,6 +13,7 @@ pub mod options;
 pub mod scalar;
 #[cfg(test)]
 mod test_support;
+pub mod wrap;
 
 #[cfg(not(test))]
 mod nif {
@@ -20,6 +21,7 @@ mod nif {
     use crate::job::{DecodeJob, EncodeJob, Step};
     use crate::options::{DecodeOptions, EncodeOptions};
     use crate::scalar::DecodeError;
+    use crate::wrap::{self, LineBreak, Lines, WrapJob};
     use crate::{codec, kernel};
     use rustler::{
         Binary, Encoder, Env, Error, NewBinary, NifResult, OwnedBinary, ResourceArc, Term,
@@ -161,6 +163,7 @@ mod nif {
     enum JobKind {
         Encode(EncodeJob),
         Decode(DecodeJob),
+        EncodeWrapped(WrapJob),
     }
 
     /// The output buffer travels with the job. `OwnedBinary` holds a raw pointer
@@ -220,6 +223,7 @@ mod nif {
         let (work, input_before) = match &state.kind {
             JobKind::Encode(j) => (Work::Encode, j.input_position()),
             JobKind::Decode(j) => (Work::Decode, j.input_position()),
+            JobKind::EncodeWrapped(j) => (Work::Encode, j.input_position()),
         };
         if input_before > input.len() {
             return Err(Error::BadArg);
@@ -229,11 +233,13 @@ mod nif {
         let step = match &mut state.kind {
             JobKind::Encode(j) => j.step(&input, output.as_mut_slice(), slice),
             JobKind::Decode(j) => j.step(&input, output.as_mut_slice(), slice),
+            JobKind::EncodeWrapped(j) => j.step(&input, output.as_mut_slice(), slice),
         };
         let elapsed = started.elapsed();
         let input_after = match &state.kind {
             JobKind::Encode(j) => j.input_position(),
             JobKind::Decode(j) => j.input_position(),
+            JobKind::EncodeWrapped(j) => j.input_position(),
         };
         budget::record(work, input_after.saturating_sub(input_before), elapsed);
         let percent =
@@ -252,6 +258,41 @@ mod nif {
                 Ok(error_term(env, error))
             }
         }
+    }
+
+    // ---------------------------------------------------------------------------
+    // Line-wrapped encode, mime_decode, is_valid (issue 5)
+    // ---------------------------------------------------------------------------
+
+    /// Encodes a binary wrapped in lines of `line_length` characters, with LF
+    /// breaks if `lf`, else CRLF. Sliced like `encode/2`.
+    #[rustler::nif]
+    fn encode_wrapped<'a>(
+        env: Env<'a>,
+        input: Binary<'a>,
+        flags: u32,
+        line_length: usize,
+        lf: bool,
+    ) -> NifResult<Term<'a>> {
+        let opts = encode_options(flags)?;
+        if line_length == 0 {
+            return Err(Error::BadArg);
+        }
+        let line_break = if lf { LineBreak::Lf } else { LineBreak::CrLf };
+        let lines = Lines {
+            length: line_length,
+            line_break,
+        };
+        let out_len = wrap::wrapped_len(input.len(), opts.padding, lines)
+            .ok_or(Error::RaiseAtom("system_limit"))?;
+        let mut output = alloc_binary(out_len)?;
+        if budget::is_sliced(Work::Encode, input.len()) {
+            let job = SlicedJob::new(JobKind::EncodeWrapped(WrapJob::new(opts, lines)), output);
+            return run_slice(env, ResourceArc::new(job), input);
+        }
+        wrap::encode_wrapped_into(&input, opts, lines, output.as_mut_slice());
+        charge(env, Work::Encode, input.len());
+        Ok(output.release(env).encode(env))
     }
 
     // ---------------------------------------------------------------------------
