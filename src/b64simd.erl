@@ -12,10 +12,12 @@
 -export([encode/1, encode/2, encode_to_string/1, encode_to_string/2]).
 -export([decode/1, decode/2, decode_to_string/1, decode_to_string/2]).
 -export([try_decode/1, try_decode/2]).
+-export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
+-export([is_valid/1, is_valid/2]).
 -export([format_error/2, kernel/0]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
--export_type([line_break/0]).
+-export_type([line_break/0, mime_decode_options/0]).
 
 -type mode() :: standard | urlsafe.
 %% `standard': RFC 4648 section 4, `+' and `/'. `urlsafe': section 5, `-' and `_'.
@@ -40,6 +42,11 @@
 %% `whitespace': `skip' (default) ignores `\t \n \r' and space anywhere,
 %% `reject' refuses them. `canonical': `true' rejects non-zero unused bits in
 %% the last character (RFC 4648 section 3.5); default `false', as OTP.
+
+-type mime_decode_options() :: #{mode => mode() | any, padding => boolean()}.
+%% As OTP 26's `base64:mime_decode/2': `mode' `standard' (default) or
+%% `urlsafe' (and `any', both alphabets, as for decode); `padding' `true'
+%% (default) requires a `=' after an incomplete final group, `false' does not.
 
 -type reason() :: missing_padding
                 | {invalid_character, non_neg_integer()}
@@ -188,6 +195,78 @@ try_decode(Base64, Options) ->
         badarg -> ?RAISE(badarg, [Base64, Options])
     end.
 
+%%====================================================================
+%% API: OTP's mime_decode, is_valid
+%%====================================================================
+
+%% @doc Decodes standard Base64 exactly as OTP's `base64:mime_decode/1':
+%% every byte outside the alphabet is skipped (line breaks, `=' in
+%% mid-stream, any garbage), as RFC 2045 section 6.8 asks of MIME readers.
+%% Raises `{incomplete, Offset}' if the alphabet characters leave one
+%% dangling (OTP crashes with `function_clause' there), `missing_padding' if
+%% they end in an incomplete group with no `=' after it (OTP 26's reason),
+%% `badarg' if `Base64' is not iodata.
+-spec mime_decode(Base64) -> Data when
+      Base64 :: iodata(),
+      Data :: binary().
+mime_decode(Base64) ->
+    case run_iodata(fun b64simd_nif:mime_decode/2, Base64, ?DEFAULT_FLAGS) of
+        Data when is_binary(Data) -> Data;
+        {error, Reason} -> ?RAISE(Reason, [Base64]);
+        badarg -> ?RAISE(badarg, [Base64])
+    end.
+
+%% @doc As {@link mime_decode/1}, with OTP 26's options (see
+%% `mime_decode_options()'): `padding => false' accepts an incomplete final
+%% group without `='. Raises `badarg' for any other option or a bad value.
+-spec mime_decode(Base64, Options) -> Data when
+      Base64 :: iodata(),
+      Options :: mime_decode_options(),
+      Data :: binary().
+mime_decode(Base64, Options) ->
+    case run_iodata(fun b64simd_nif:mime_decode/2, Base64, mime_flags(Options)) of
+        Data when is_binary(Data) -> Data;
+        {error, Reason} -> ?RAISE(Reason, [Base64, Options]);
+        badarg -> ?RAISE(badarg, [Base64, Options])
+    end.
+
+%% @doc As {@link mime_decode/1}, returning a string.
+-spec mime_decode_to_string(Base64) -> DataString when
+      Base64 :: iodata(),
+      DataString :: string().
+mime_decode_to_string(Base64) ->
+    binary_to_list(mime_decode(Base64)).
+
+%% @doc As {@link mime_decode/2}, returning a string.
+-spec mime_decode_to_string(Base64, Options) -> DataString when
+      Base64 :: iodata(),
+      Options :: mime_decode_options(),
+      DataString :: string().
+mime_decode_to_string(Base64, Options) ->
+    binary_to_list(mime_decode(Base64, Options)).
+
+%% @doc Whether {@link try_decode/1} would return `{ok, _}', without building
+%% the decoded binary (the input is decoded into a small scratch buffer).
+%% Raises `badarg' if `Base64' is not iodata.
+-spec is_valid(Base64) -> boolean() when
+      Base64 :: iodata().
+is_valid(Base64) ->
+    case run_iodata(fun b64simd_nif:is_valid/2, Base64, ?DEFAULT_FLAGS) of
+        badarg -> ?RAISE(badarg, [Base64]);
+        Valid -> Valid
+    end.
+
+%% @doc Whether {@link try_decode/2} with the same options would return
+%% `{ok, _}'. Raises `badarg' for bad arguments or options, like `decode/2'.
+-spec is_valid(Base64, Options) -> boolean() when
+      Base64 :: iodata(),
+      Options :: decode_options().
+is_valid(Base64, Options) ->
+    case run_iodata(fun b64simd_nif:is_valid/2, Base64, decode_flags(Options)) of
+        badarg -> ?RAISE(badarg, [Base64, Options]);
+        Valid -> Valid
+    end.
+
 %% @doc The simdutf kernel in use: `icelake', `haswell', `westmere', `arm64'
 %% or `fallback'. The environment variable `SIMDUTF_FORCE_IMPLEMENTATION'
 %% forces one (the library refuses to load if the CPU cannot run it).
@@ -308,6 +387,30 @@ line_options(_Options) ->
 
 encode_wrapped(Data, Flags, Length, Lf) ->
     finish(b64simd_nif:encode_wrapped(Data, Flags, Length, Lf), Data).
+
+%%====================================================================
+%% Internal: mime_decode and is_valid
+%%====================================================================
+
+%% The NIF's result for iodata, or `badarg' for bad iodata or options.
+run_iodata(_Nif, _Base64, badarg) ->
+    badarg;
+run_iodata(Nif, Base64, Flags) ->
+    case to_binary(Base64) of
+        badarg -> badarg;
+        Binary -> finish(Nif(Binary, Flags), Binary)
+    end.
+
+%% mime_decode takes OTP 26's options only: whitespace is always skipped
+%% and the unused bits are always dropped, as OTP does.
+mime_flags(Options) when is_map(Options) ->
+    fold_options(fun mime_option/2, ?DEFAULT_FLAGS, maps:to_list(Options));
+mime_flags(_Options) ->
+    badarg.
+
+mime_option({mode, _} = Option, Flags) -> decode_option(Option, Flags);
+mime_option({padding, _} = Option, Flags) -> decode_option(Option, Flags);
+mime_option(_, _Flags) -> badarg.
 
 %%====================================================================
 %% Internal: error descriptions

@@ -9,18 +9,22 @@ pub mod budget;
 pub mod codec;
 pub mod job;
 pub mod kernel;
+pub mod mime;
 pub mod options;
 pub mod scalar;
 #[cfg(test)]
 mod test_support;
+pub mod validate;
 pub mod wrap;
 
 #[cfg(not(test))]
 mod nif {
     use crate::budget::{self, Work};
     use crate::job::{DecodeJob, EncodeJob, Step};
+    use crate::mime::{self, MimeJob};
     use crate::options::{DecodeOptions, EncodeOptions};
     use crate::scalar::DecodeError;
+    use crate::validate::{self, ValidateJob};
     use crate::wrap::{self, LineBreak, Lines, WrapJob};
     use crate::{codec, kernel};
     use rustler::{
@@ -164,6 +168,9 @@ mod nif {
         Encode(EncodeJob),
         Decode(DecodeJob),
         EncodeWrapped(WrapJob),
+        MimeDecode(MimeJob),
+        /// Its output buffer is only scratch; the result is `true | false`.
+        Validate(ValidateJob),
     }
 
     /// The output buffer travels with the job. `OwnedBinary` holds a raw pointer
@@ -224,6 +231,8 @@ mod nif {
             JobKind::Encode(j) => (Work::Encode, j.input_position()),
             JobKind::Decode(j) => (Work::Decode, j.input_position()),
             JobKind::EncodeWrapped(j) => (Work::Encode, j.input_position()),
+            JobKind::MimeDecode(j) => (Work::Decode, j.input_position()),
+            JobKind::Validate(j) => (Work::Decode, j.input_position()),
         };
         if input_before > input.len() {
             return Err(Error::BadArg);
@@ -234,12 +243,16 @@ mod nif {
             JobKind::Encode(j) => j.step(&input, output.as_mut_slice(), slice),
             JobKind::Decode(j) => j.step(&input, output.as_mut_slice(), slice),
             JobKind::EncodeWrapped(j) => j.step(&input, output.as_mut_slice(), slice),
+            JobKind::MimeDecode(j) => j.step(&input, output.as_mut_slice(), slice),
+            JobKind::Validate(j) => j.step(&input, output.as_mut_slice(), slice),
         };
         let elapsed = started.elapsed();
         let input_after = match &state.kind {
             JobKind::Encode(j) => j.input_position(),
             JobKind::Decode(j) => j.input_position(),
             JobKind::EncodeWrapped(j) => j.input_position(),
+            JobKind::MimeDecode(j) => j.input_position(),
+            JobKind::Validate(j) => j.input_position(),
         };
         budget::record(work, input_after.saturating_sub(input_before), elapsed);
         let percent =
@@ -251,10 +264,16 @@ mod nif {
                 let Some(OutputBuffer(output)) = state.output.take() else {
                     return Err(Error::BadArg);
                 };
+                if let JobKind::Validate(_) = state.kind {
+                    return Ok(true.encode(env));
+                }
                 Ok(shrink(output, written).release(env).encode(env))
             }
             Step::Failed(error) => {
                 state.output = None;
+                if let JobKind::Validate(_) = state.kind {
+                    return Ok(false.encode(env));
+                }
                 Ok(error_term(env, error))
             }
         }
@@ -293,6 +312,43 @@ mod nif {
         wrap::encode_wrapped_into(&input, opts, lines, output.as_mut_slice());
         charge(env, Work::Encode, input.len());
         Ok(output.release(env).encode(env))
+    }
+
+    /// OTP's `mime_decode`: every byte outside the alphabet skipped. Only the
+    /// mode and padding flags apply. Sliced like `decode/2`.
+    #[rustler::nif]
+    fn mime_decode<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+        let opts = decode_options(flags)?;
+        if opts.reject_whitespace || opts.canonical {
+            return Err(Error::BadArg);
+        }
+        let mut output = alloc_binary(codec::maximal_decoded_len(input.len()))?;
+        if budget::is_sliced(Work::Decode, input.len()) {
+            let job = SlicedJob::new(JobKind::MimeDecode(MimeJob::new(opts)), output);
+            return run_slice(env, ResourceArc::new(job), input);
+        }
+        let result = match mime::mime_decode_into(&input, opts, output.as_mut_slice()) {
+            Ok(written) => shrink(output, written).release(env).encode(env),
+            Err(error) => error_term(env, error),
+        };
+        charge(env, Work::Decode, input.len());
+        Ok(result)
+    }
+
+    /// Whether `try_decode/2` with these flags would accept the binary,
+    /// decoding into a small scratch buffer only: `true`, `false`, or for a
+    /// big input `{continue, Job}` (the job's output is that scratch).
+    #[rustler::nif]
+    fn is_valid<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+        let opts = decode_options(flags)?;
+        if budget::is_sliced(Work::Decode, input.len()) {
+            let scratch = alloc_binary(validate::SCRATCH)?;
+            let job = SlicedJob::new(JobKind::Validate(ValidateJob::new(opts)), scratch);
+            return run_slice(env, ResourceArc::new(job), input);
+        }
+        let valid = validate::is_valid(&input, opts);
+        charge(env, Work::Decode, input.len());
+        Ok(valid.encode(env))
     }
 
     // ---------------------------------------------------------------------------
