@@ -166,6 +166,8 @@ pub fn check_skipped_bytes(
         piece
             .iter()
             .position(|&b| is_otp_whitespace(b) || b == b'\x0c')
+    } else if !contains_byte(piece, b'\x0c') {
+        return Ok(());
     } else {
         piece.iter().position(|&b| b == b'\x0c')
     };
@@ -173,6 +175,16 @@ pub fn check_skipped_bytes(
         Some(index) => Err(DecodeError::InvalidCharacter(offset + index)),
         None => Ok(()),
     }
+}
+
+/// Whether `byte` occurs in `haystack`. An OR over fixed-size chunks has no
+/// early exit inside a chunk, so the compiler vectorises it: several times
+/// faster than a byte-by-byte search on the whitespace-laden input (MIME
+/// bodies) where it runs on every call.
+fn contains_byte(haystack: &[u8], byte: u8) -> bool {
+    haystack
+        .chunks(256)
+        .any(|chunk| chunk.iter().fold(false, |seen, &b| seen | (b == byte)))
 }
 
 /// If `piece` is exactly as long as the encoding of what it decoded to (with
