@@ -76,11 +76,14 @@ impl MimeJob {
         self.in_pos
     }
 
-    /// Decodes about `max_input` more input bytes. `output` is the whole
-    /// output, at least `maximal_decoded_len(input.len())` bytes.
+    /// Decodes a slice's worth of input, `max_input` being what plain decode
+    /// does in a timeslice. `output` is the whole output, at least
+    /// `maximal_decoded_len(input.len())` bytes.
     pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         if self.filter.is_none() {
-            match self.simdutf_step(input, output, max_input) {
+            // simdutf on a MIME body (a line break every 76 characters) runs
+            // at 0.2-0.5x of its speed on unbroken text.
+            match self.simdutf_step(input, output, max_input / 4) {
                 Some(step) => return step,
                 None => {
                     self.filter = Some(Box::new(Filter {
@@ -93,7 +96,9 @@ impl MimeJob {
                 }
             }
         }
-        self.filter_step(input, output, max_input)
+        // The filter moves about 2 GB/s, a tenth to a twentieth of plain
+        // decode on a SIMD kernel.
+        self.filter_step(input, output, max_input / 16)
     }
 
     /// simdutf's decode of about `max_input` bytes, or `None` if it failed
