@@ -281,8 +281,8 @@ kernel() ->
       Reason :: term(),
       StackTrace :: erlang:stacktrace(),
       ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
-format_error(Reason, [{_M, _F, Args, _Info} | _]) when is_list(Args) ->
-    format_reason(Reason, Args);
+format_error(Reason, [{_M, Function, Args, _Info} | _]) when is_list(Args) ->
+    format_reason(Reason, Function, Args);
 format_error(_Reason, _StackTrace) ->
     #{}.
 
@@ -416,15 +416,15 @@ mime_option(_, _Flags) -> badarg.
 %% Internal: error descriptions
 %%====================================================================
 
-format_reason(badarg, [Data | Rest]) ->
-    maps:merge(describe_data(Data), describe_options(Rest));
-format_reason(Reason, [Data | Rest]) ->
+format_reason(badarg, Function, [Data | Rest]) ->
+    maps:merge(describe_data(Data), describe_options(Function, Rest));
+format_reason(Reason, _Function, [Data | Rest]) ->
     Options = case Rest of
                   [Map] when is_map(Map) -> Map;
                   _ -> #{}
               end,
     #{1 => describe_reason(Reason, Data, Options)};
-format_reason(_Reason, _Args) ->
+format_reason(_Reason, _Function, _Args) ->
     #{}.
 
 describe_data(Data) when is_binary(Data) -> #{};
@@ -438,13 +438,11 @@ describe_data(Data) ->
             #{1 => "not iodata: expected a binary or a list of bytes (0..255) and binaries"}
     end.
 
-describe_options([]) -> #{};
-describe_options([Options]) when not is_map(Options) ->
+describe_options(_Function, []) -> #{};
+describe_options(_Function, [Options]) when not is_map(Options) ->
     #{2 => "options must be a map"};
-describe_options([Options]) ->
-    Known = #{mode => [standard, urlsafe, any], padding => [true, false],
-              whitespace => [skip, reject], canonical => [true, false],
-              line_length => pos_integer, line_break => [crlf, lf]},
+describe_options(Function, [Options]) ->
+    Known = known_options(Function),
     Problems = [describe_option(Key, Value, maps:find(Key, Known))
                 || {Key, Value} <- maps:to_list(Options),
                    not is_valid_option(Key, Value, Known)],
@@ -453,7 +451,18 @@ describe_options([Options]) ->
         _ -> #{2 => lists:join("; ", Problems)}
     end.
 
-is_valid_option(line_length, Value, _Known) ->
+%% The options each function takes (the `_to_string' variants raise from
+%% the function they call).
+known_options(encode) ->
+    #{mode => [standard, urlsafe], padding => [true, false],
+      line_length => pos_integer, line_break => [crlf, lf]};
+known_options(mime_decode) ->
+    #{mode => [standard, urlsafe, any], padding => [true, false]};
+known_options(_Decode) ->
+    #{mode => [standard, urlsafe, any], padding => [true, false],
+      whitespace => [skip, reject], canonical => [true, false]}.
+
+is_valid_option(line_length, Value, #{line_length := pos_integer}) ->
     is_integer(Value) andalso Value > 0;
 is_valid_option(Key, Value, Known) ->
     lists:member(Value, maps:get(Key, Known, [])).

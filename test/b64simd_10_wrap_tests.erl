@@ -128,7 +128,10 @@ format_error_names_the_line_options_test() ->
     ?assertEqual("bad value 0 for option line_length; expected a positive integer",
                  Describe(#{line_length => 0})),
     ?assertEqual("bad value cr for option line_break; expected one of [crlf,lf]",
-                 Describe(#{line_break => cr})).
+                 Describe(#{line_break => cr})),
+    ?assertEqual("unknown option whitespace", Describe(#{whitespace => skip})),
+    ?assertEqual("bad value any for option mode; expected one of [standard,urlsafe]",
+                 Describe(#{mode => any})).
 
 %% The sliced path, forced to tiny slices, is byte-identical to one shot.
 sliced_test_() ->

@@ -215,7 +215,13 @@ format_error_test() ->
                end,
     ?assertMatch(#{1 := _}, Describe(fun() -> b64simd:mime_decode(<<"QQ">>) end)),
     ?assertMatch(#{1 := _}, Describe(fun() -> b64simd:mime_decode(<<"Q">>) end)),
-    ?assertMatch(#{2 := _}, Describe(fun() -> b64simd:mime_decode(<<"Q">>, #{mode => x}) end)).
+    ?assertMatch(#{2 := _}, Describe(fun() -> b64simd:mime_decode(<<"Q">>, #{mode => x}) end)),
+    ?assertEqual(#{2 => "unknown option whitespace"},
+                 maps:map(fun(_, V) -> lists:flatten(V) end,
+                          Describe(fun() ->
+                                           b64simd:mime_decode_to_string(<<"QQ==">>,
+                                                                         #{whitespace => skip})
+                                   end))).
 
 %% The sliced path, forced to tiny slices, equals the one-shot result.
 sliced_test_() ->

@@ -89,7 +89,14 @@ bad_arguments_test() ->
     ?assertError(badarg, b64simd:is_valid([<<"QQ==">> | foo])),
     ?assertError(badarg, b64simd:is_valid(<<"QQ==">>, #{mode => url})),
     ?assertError(badarg, b64simd:is_valid(<<"QQ==">>, #{line_length => 4})),
-    ?assertError(badarg, b64simd:is_valid(<<"QQ==">>, not_a_map)).
+    ?assertError(badarg, b64simd:is_valid(<<"QQ==">>, not_a_map)),
+    try b64simd:is_valid(<<"QQ==">>, #{line_length => 4}) of
+        _ -> ?assert(false)
+    catch
+        error:badarg:Stack ->
+            ?assertEqual("unknown option line_length",
+                         lists:flatten(maps:get(2, b64simd:format_error(badarg, Stack))))
+    end.
 
 %% The sliced path, forced to tiny slices, gives the same verdicts.
 sliced_test_() ->
