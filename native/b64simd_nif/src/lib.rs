@@ -309,12 +309,13 @@ mod nif {
         let out_len = wrap::wrapped_len(input.len(), opts.padding, lines)
             .ok_or(Error::RaiseAtom("system_limit"))?;
         let mut output = alloc_binary(out_len)?;
-        if budget::is_sliced(Work::Encode, input.len()) {
+        let cost = wrap::slice_cost(lines);
+        if budget::is_sliced(Work::Encode, input.len().saturating_mul(cost)) {
             let job = SlicedJob::new(JobKind::EncodeWrapped(WrapJob::new(opts, lines)), output);
             return run_slice(env, ResourceArc::new(job), input);
         }
         wrap::encode_wrapped_into(&input, opts, lines, output.as_mut_slice());
-        charge(env, Work::Encode, input.len());
+        charge(env, Work::Encode, input.len().saturating_mul(cost));
         Ok(output.release(env).encode(env))
     }
 
@@ -327,7 +328,8 @@ mod nif {
             return Err(Error::BadArg);
         }
         let mut output = alloc_binary(codec::maximal_decoded_len(input.len()))?;
-        if budget::is_sliced(Work::Decode, input.len()) {
+        let cost = mime::SLICE_COST;
+        if budget::is_sliced(Work::Decode, input.len().saturating_mul(cost)) {
             let job = SlicedJob::new(JobKind::MimeDecode(MimeJob::new(opts)), output);
             return run_slice(env, ResourceArc::new(job), input);
         }
@@ -335,7 +337,7 @@ mod nif {
             Ok(written) => shrink(output, written).release(env).encode(env),
             Err(error) => error_term(env, error),
         };
-        charge(env, Work::Decode, input.len());
+        charge(env, Work::Decode, input.len().saturating_mul(cost));
         Ok(result)
     }
 

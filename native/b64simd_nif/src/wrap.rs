@@ -52,6 +52,18 @@ pub fn wrapped_len(len: usize, padding: bool, lines: Lines) -> Option<usize> {
         .checked_add(text)
 }
 
+/// How many times longer than plain encode wrapping takes, at most: 0.5-0.8x
+/// of its speed with simdutf's LF encoder, 0.2-0.5x with blocks and copies.
+/// A sliced job gives each slice this share of plain encode's budget, and
+/// the NIF slices inputs above that share.
+pub fn slice_cost(lines: Lines) -> usize {
+    if simdutf_unit(lines).is_some() {
+        2
+    } else {
+        4
+    }
+}
+
 /// Input bytes encoded per block: 16 KiB of text, small enough to stay in L1
 /// between encoding it and copying it out.
 const BLOCK_INPUT: usize = 3 * 4096;
@@ -110,9 +122,7 @@ impl WrapJob {
     /// (whole lines and 3-byte groups unless it is the end). `output` is the
     /// whole output, exactly `wrapped_len` bytes.
     pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        // `max_input` is what plain encode does in a timeslice; wrapping runs
-        // at 0.5-0.8x of that with simdutf's LF encoder, 0.2-0.5x with ours.
-        let max_input = max_input / if self.simdutf_unit.is_some() { 2 } else { 4 };
+        let max_input = max_input / slice_cost(self.lines);
         let unit = self.simdutf_unit.unwrap_or(3);
         let remaining = input.len() - self.in_pos;
         let take = if remaining <= max_input.max(unit) {
