@@ -12,15 +12,25 @@
 -export([encode/1, encode/2, encode_to_string/1, encode_to_string/2]).
 -export([decode/1, decode/2, decode_to_string/1, decode_to_string/2]).
 -export([try_decode/1, try_decode/2]).
+-export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
+-export([is_valid/1, is_valid/2]).
 -export([format_error/2, kernel/0]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
+-export_type([line_break/0, mime_decode_options/0]).
 
 -type mode() :: standard | urlsafe.
 %% `standard': RFC 4648 section 4, `+' and `/'. `urlsafe': section 5, `-' and `_'.
 
--type encode_options() :: #{mode => mode(), padding => boolean()}.
-%% `mode' defaults to `standard', `padding' to `true'.
+-type encode_options() :: #{mode => mode(), padding => boolean(),
+                            line_length => pos_integer(), line_break => line_break()}.
+%% `mode' defaults to `standard', `padding' to `true'. `line_length': wrap
+%% the output every that many characters (default: no wrapping); the break
+%% goes between lines only, never after the last. `line_break' (default
+%% `crlf', as RFC 2045 requires) only matters with `line_length'. MIME bodies
+%% use `#{line_length => 76}', PEM `#{line_length => 64, line_break => lf}'.
+
+-type line_break() :: crlf | lf.
 
 -type decode_options() :: #{mode => mode() | any,
                             padding => boolean(),
@@ -32,6 +42,11 @@
 %% `whitespace': `skip' (default) ignores `\t \n \r' and space anywhere,
 %% `reject' refuses them. `canonical': `true' rejects non-zero unused bits in
 %% the last character (RFC 4648 section 3.5); default `false', as OTP.
+
+-type mime_decode_options() :: #{mode => mode() | any, padding => boolean()}.
+%% As OTP 26's `base64:mime_decode/2': `mode' `standard' (default) or
+%% `urlsafe' (and `any', both alphabets, as for decode); `padding' `true'
+%% (default) requires a `=' after an incomplete final group, `false' does not.
 
 -type reason() :: missing_padding
                 | {invalid_character, non_neg_integer()}
@@ -52,6 +67,9 @@
 -define(REJECT_WHITESPACE, 8).
 -define(CANONICAL, 16).
 -define(DEFAULT_FLAGS, ?PADDING).
+%% Longer than any output can be, so the same as no limit, and small enough
+%% for the NIF's usize.
+-define(MAX_LINE_LENGTH, (1 bsl 48)).
 
 %% Raised from the API function itself, so the stack trace shows the call the
 %% user made; format_error/2 explains it.
@@ -75,17 +93,22 @@ encode(Data) ->
     end.
 
 %% @doc Encodes `Data' with options: `#{mode => standard | urlsafe, padding =>
-%% boolean()}'. `encode(<<255,254>>, #{mode => urlsafe, padding => false})'
-%% gives `<<"__4">>'.
+%% boolean(), line_length => pos_integer(), line_break => crlf | lf}'.
+%% `encode(<<255,254>>, #{mode => urlsafe, padding => false})' gives
+%% `<<"__4">>'; `encode(Data, #{line_length => 76})' gives a MIME body,
+%% `encode(Der, #{line_length => 64, line_break => lf})' a PEM body. Decoding
+%% wrapped output with default options gives `Data' back.
 -spec encode(Data, Options) -> Base64 when
       Data :: iodata(),
       Options :: encode_options(),
       Base64 :: binary().
 encode(Data, Options) ->
-    case {to_binary(Data), encode_flags(Options)} of
-        {badarg, _} -> ?RAISE(badarg, [Data, Options]);
-        {_, badarg} -> ?RAISE(badarg, [Data, Options]);
-        {Binary, Flags} -> encode_binary(Binary, Flags)
+    case {to_binary(Data), encode_flags(Options), line_options(Options)} of
+        {badarg, _, _} -> ?RAISE(badarg, [Data, Options]);
+        {_, badarg, _} -> ?RAISE(badarg, [Data, Options]);
+        {_, _, badarg} -> ?RAISE(badarg, [Data, Options]);
+        {Binary, Flags, unwrapped} -> encode_binary(Binary, Flags);
+        {Binary, Flags, {Length, Lf}} -> encode_wrapped(Binary, Flags, Length, Lf)
     end.
 
 %% @doc As {@link encode/1}, returning a string.
@@ -172,6 +195,78 @@ try_decode(Base64, Options) ->
         badarg -> ?RAISE(badarg, [Base64, Options])
     end.
 
+%%====================================================================
+%% API: OTP's mime_decode, is_valid
+%%====================================================================
+
+%% @doc Decodes standard Base64 exactly as OTP's `base64:mime_decode/1':
+%% every byte outside the alphabet is skipped (line breaks, `=' in
+%% mid-stream, any garbage), as RFC 2045 section 6.8 asks of MIME readers.
+%% Raises `{incomplete, Offset}' if the alphabet characters leave one
+%% dangling (OTP crashes with `function_clause' there), `missing_padding' if
+%% they end in an incomplete group with no `=' after it (OTP 26's reason),
+%% `badarg' if `Base64' is not iodata.
+-spec mime_decode(Base64) -> Data when
+      Base64 :: iodata(),
+      Data :: binary().
+mime_decode(Base64) ->
+    case run_iodata(fun b64simd_nif:mime_decode/2, Base64, ?DEFAULT_FLAGS) of
+        Data when is_binary(Data) -> Data;
+        {error, Reason} -> ?RAISE(Reason, [Base64]);
+        badarg -> ?RAISE(badarg, [Base64])
+    end.
+
+%% @doc As {@link mime_decode/1}, with OTP 26's options (see
+%% `mime_decode_options()'): `padding => false' accepts an incomplete final
+%% group without `='. Raises `badarg' for any other option or a bad value.
+-spec mime_decode(Base64, Options) -> Data when
+      Base64 :: iodata(),
+      Options :: mime_decode_options(),
+      Data :: binary().
+mime_decode(Base64, Options) ->
+    case run_iodata(fun b64simd_nif:mime_decode/2, Base64, mime_flags(Options)) of
+        Data when is_binary(Data) -> Data;
+        {error, Reason} -> ?RAISE(Reason, [Base64, Options]);
+        badarg -> ?RAISE(badarg, [Base64, Options])
+    end.
+
+%% @doc As {@link mime_decode/1}, returning a string.
+-spec mime_decode_to_string(Base64) -> DataString when
+      Base64 :: iodata(),
+      DataString :: string().
+mime_decode_to_string(Base64) ->
+    binary_to_list(mime_decode(Base64)).
+
+%% @doc As {@link mime_decode/2}, returning a string.
+-spec mime_decode_to_string(Base64, Options) -> DataString when
+      Base64 :: iodata(),
+      Options :: mime_decode_options(),
+      DataString :: string().
+mime_decode_to_string(Base64, Options) ->
+    binary_to_list(mime_decode(Base64, Options)).
+
+%% @doc Whether {@link try_decode/1} would return `{ok, _}', without building
+%% the decoded binary (the input is decoded into a small scratch buffer).
+%% Raises `badarg' if `Base64' is not iodata.
+-spec is_valid(Base64) -> boolean() when
+      Base64 :: iodata().
+is_valid(Base64) ->
+    case run_iodata(fun b64simd_nif:is_valid/2, Base64, ?DEFAULT_FLAGS) of
+        badarg -> ?RAISE(badarg, [Base64]);
+        Valid -> Valid
+    end.
+
+%% @doc Whether {@link try_decode/2} with the same options would return
+%% `{ok, _}'. Raises `badarg' for bad arguments or options, like `decode/2'.
+-spec is_valid(Base64, Options) -> boolean() when
+      Base64 :: iodata(),
+      Options :: decode_options().
+is_valid(Base64, Options) ->
+    case run_iodata(fun b64simd_nif:is_valid/2, Base64, decode_flags(Options)) of
+        badarg -> ?RAISE(badarg, [Base64, Options]);
+        Valid -> Valid
+    end.
+
 %% @doc The simdutf kernel in use: `icelake', `haswell', `westmere', `arm64'
 %% or `fallback'. The environment variable `SIMDUTF_FORCE_IMPLEMENTATION'
 %% forces one (the library refuses to load if the CPU cannot run it).
@@ -236,8 +331,10 @@ to_binary(_Data) ->
 
 %% Each returns the NIF's flags, or `badarg' for a non-map, an unknown key
 %% or a bad value (OTP would treat `mode => url' as standard; we refuse it).
+%% The line options are parsed by line_options/1.
 encode_flags(Options) when is_map(Options) ->
-    fold_options(fun encode_option/2, ?DEFAULT_FLAGS, maps:to_list(Options));
+    fold_options(fun encode_option/2, ?DEFAULT_FLAGS,
+                 maps:to_list(maps:without([line_length, line_break], Options)));
 encode_flags(_Options) ->
     badarg.
 
@@ -272,11 +369,55 @@ fold_options(Parse, Flags, [Option | Rest]) ->
     end.
 
 %%====================================================================
+%% Internal: line-wrapped encode
+%%====================================================================
+
+%% `unwrapped', `{LineLength, Lf}', or `badarg'. `line_break' alone is
+%% accepted and changes nothing: there is no line to break.
+line_options(Options) when is_map(Options) ->
+    case {maps:find(line_length, Options), maps:get(line_break, Options, crlf)} of
+        {_, Break} when Break =/= crlf, Break =/= lf -> badarg;
+        {error, _} -> unwrapped;
+        {{ok, Length}, Break} when is_integer(Length), Length > 0 ->
+            {min(Length, ?MAX_LINE_LENGTH), Break =:= lf};
+        {{ok, _}, _} -> badarg
+    end;
+line_options(_Options) ->
+    badarg.
+
+encode_wrapped(Data, Flags, Length, Lf) ->
+    finish(b64simd_nif:encode_wrapped(Data, Flags, Length, Lf), Data).
+
+%%====================================================================
+%% Internal: mime_decode and is_valid
+%%====================================================================
+
+%% The NIF's result for iodata, or `badarg' for bad iodata or options.
+run_iodata(_Nif, _Base64, badarg) ->
+    badarg;
+run_iodata(Nif, Base64, Flags) ->
+    case to_binary(Base64) of
+        badarg -> badarg;
+        Binary -> finish(Nif(Binary, Flags), Binary)
+    end.
+
+%% mime_decode takes OTP 26's options only: whitespace is always skipped
+%% and the unused bits are always dropped, as OTP does.
+mime_flags(Options) when is_map(Options) ->
+    fold_options(fun mime_option/2, ?DEFAULT_FLAGS, maps:to_list(Options));
+mime_flags(_Options) ->
+    badarg.
+
+mime_option({mode, _} = Option, Flags) -> decode_option(Option, Flags);
+mime_option({padding, _} = Option, Flags) -> decode_option(Option, Flags);
+mime_option(_, _Flags) -> badarg.
+
+%%====================================================================
 %% Internal: error descriptions
 %%====================================================================
 
 format_reason(badarg, Function, [Data | Rest]) ->
-    maps:merge(describe_data(Data), describe_options(Rest, known_options(Function)));
+    maps:merge(describe_data(Data), describe_options(Function, Rest));
 format_reason(Reason, _Function, [Data | Rest]) ->
     Options = case Rest of
                   [Map] when is_map(Map) -> Map;
@@ -297,17 +438,11 @@ describe_data(Data) ->
             #{1 => "not iodata: expected a binary or a list of bytes (0..255) and binaries"}
     end.
 
-%% The option vocabulary of each function, for describing a bad option.
-known_options(Function) when Function =:= encode; Function =:= encode_to_string ->
-    #{mode => [standard, urlsafe], padding => [true, false]};
-known_options(_Decode) ->
-    #{mode => [standard, urlsafe, any], padding => [true, false],
-      whitespace => [skip, reject], canonical => [true, false]}.
-
-describe_options([], _Known) -> #{};
-describe_options([Options], _Known) when not is_map(Options) ->
+describe_options(_Function, []) -> #{};
+describe_options(_Function, [Options]) when not is_map(Options) ->
     #{2 => "options must be a map"};
-describe_options([Options], Known) ->
+describe_options(Function, [Options]) ->
+    Known = known_options(Function),
     Problems = [describe_option(Key, Value, maps:find(Key, Known))
                 || {Key, Value} <- maps:to_list(Options),
                    not is_valid_option(Key, Value, Known)],
@@ -316,11 +451,26 @@ describe_options([Options], Known) ->
         _ -> #{2 => lists:join("; ", Problems)}
     end.
 
+%% The options each function takes (the `_to_string' variants raise from
+%% the function they call).
+known_options(encode) ->
+    #{mode => [standard, urlsafe], padding => [true, false],
+      line_length => pos_integer, line_break => [crlf, lf]};
+known_options(mime_decode) ->
+    #{mode => [standard, urlsafe, any], padding => [true, false]};
+known_options(_Decode) ->
+    #{mode => [standard, urlsafe, any], padding => [true, false],
+      whitespace => [skip, reject], canonical => [true, false]}.
+
+is_valid_option(line_length, Value, #{line_length := pos_integer}) ->
+    is_integer(Value) andalso Value > 0;
 is_valid_option(Key, Value, Known) ->
     lists:member(Value, maps:get(Key, Known, [])).
 
 describe_option(Key, _Value, error) ->
     io_lib:format("unknown option ~tp", [Key]);
+describe_option(Key, Value, {ok, pos_integer}) ->
+    io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
 describe_option(Key, Value, {ok, Allowed}) ->
     io_lib:format("bad value ~tp for option ~tp; expected one of ~tp", [Value, Key, Allowed]).
 

@@ -5,6 +5,7 @@
 
 -export([encode/2, decode/2, continue/2]).
 -export([encode_dirty/2, decode_dirty/2]).
+-export([encode_wrapped/4, mime_decode/2, is_valid/2]).
 -export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0]).
 
 -on_load(load/0).
@@ -55,6 +56,17 @@ encode_dirty(_Data, _Flags) -> not_loaded(?LINE).
 
 -spec decode_dirty(binary(), non_neg_integer()) -> binary() | {error, term()}.
 decode_dirty(_Data, _Flags) -> not_loaded(?LINE).
+
+-spec encode_wrapped(binary(), non_neg_integer(), pos_integer(), boolean()) ->
+    binary() | {continue, reference()}.
+encode_wrapped(_Data, _Flags, _LineLength, _Lf) -> not_loaded(?LINE).
+
+-spec mime_decode(binary(), non_neg_integer()) ->
+    binary() | {error, term()} | {continue, reference()}.
+mime_decode(_Data, _Flags) -> not_loaded(?LINE).
+
+-spec is_valid(binary(), non_neg_integer()) -> boolean() | {continue, reference()}.
+is_valid(_Data, _Flags) -> not_loaded(?LINE).
 
 -spec kernel() -> binary().
 kernel() -> not_loaded(?LINE).

@@ -29,7 +29,7 @@ pub fn maximal_decoded_len(len: usize) -> usize {
     (len / 4) * 3 + [0, 0, 1, 2][len % 4]
 }
 
-fn encode_variant(opts: EncodeOptions) -> Base64Options {
+pub(crate) fn encode_variant(opts: EncodeOptions) -> Base64Options {
     match (opts.alphabet, opts.padding) {
         (Alphabet::UrlSafe, true) => Base64Options::UrlWithPadding,
         (Alphabet::UrlSafe, false) => Base64Options::Url,
@@ -96,6 +96,46 @@ pub fn decode_into(
     let written = result.count;
     check_what_simdutf_allows(input, written, opts)?;
     Ok(written)
+}
+
+/// What one bounded simdutf decode did: input bytes consumed, bytes written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub consumed: usize,
+    pub written: usize,
+}
+
+/// Decodes a prefix of `input` into `output` (at most `output.len()` bytes)
+/// with simdutf, for jobs that work a window at a time. `None` when simdutf
+/// failed, made no progress, or stopped before the end on a partial quantum
+/// (padding in mid-stream): the caller's slower path then takes over at the
+/// same position, which is at a whole quantum.
+pub fn decode_window(input: &[u8], output: &mut [u8], alphabet: Alphabet) -> Option<Window> {
+    let mut written = output.len();
+    // SAFETY: both slices are valid and distinct, and simdutf writes at most
+    // `written` (= output.len()) bytes.
+    let result = unsafe {
+        simdutf::base64_to_binary_safe(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr(),
+            &mut written,
+            decode_variant(alphabet),
+            LastChunkHandlingOptions::Loose,
+            false,
+        )
+    };
+    let consumed = result.count;
+    let finished = consumed == input.len();
+    let ok = matches!(
+        result.error,
+        ErrorCode::Success | ErrorCode::OutputBufferTooSmall
+    );
+    let progressed = consumed > 0 || written > 0 || finished;
+    if !ok || !progressed || (!finished && !written.is_multiple_of(3)) {
+        return None;
+    }
+    Some(Window { consumed, written })
 }
 
 /// simdutf accepted `input` as forgiving-base64 decoding to `written` bytes.

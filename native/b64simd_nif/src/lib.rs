@@ -10,17 +10,23 @@ pub mod budget;
 pub mod codec;
 pub mod job;
 pub mod kernel;
+pub mod mime;
 pub mod options;
 pub mod scalar;
 #[cfg(test)]
 mod test_support;
+pub mod validate;
+pub mod wrap;
 
 #[cfg(all(feature = "nif", not(test)))]
 mod nif {
     use crate::budget::{self, Work};
     use crate::job::{DecodeJob, EncodeJob, Step};
+    use crate::mime::{self, MimeJob};
     use crate::options::{DecodeOptions, EncodeOptions};
     use crate::scalar::DecodeError;
+    use crate::validate::{self, ValidateJob};
+    use crate::wrap::{self, LineBreak, Lines, WrapJob};
     use crate::{codec, kernel};
     use rustler::{
         Binary, Encoder, Env, Error, NewBinary, NifResult, OwnedBinary, ResourceArc, Term,
@@ -293,6 +299,10 @@ mod nif {
     enum JobKind {
         Encode(EncodeJob),
         Decode(DecodeJob),
+        EncodeWrapped(WrapJob),
+        MimeDecode(MimeJob),
+        /// Its output buffer is only scratch; the result is `true | false`.
+        Validate(ValidateJob),
     }
 
     /// The output buffer travels with the job. `OwnedBinary` holds a raw pointer
@@ -347,7 +357,7 @@ mod nif {
     fn run_slice<'a>(
         env: Env<'a>,
         job: ResourceArc<SlicedJob>,
-        input: &'a [u8],
+        input: &[u8],
     ) -> NifResult<Term<'a>> {
         if input.len() != job.input_len {
             return Err(Error::BadArg);
@@ -360,19 +370,32 @@ mod nif {
         let (work, input_before) = match &state.kind {
             JobKind::Encode(j) => (Work::Encode, j.input_position()),
             JobKind::Decode(j) => (Work::Decode, j.input_position()),
+            JobKind::EncodeWrapped(j) => (Work::Encode, j.input_position()),
+            JobKind::MimeDecode(j) => (Work::Decode, j.input_position()),
+            JobKind::Validate(j) => (Work::Decode, j.input_position()),
         };
         let slice = budget::slice_bytes(work);
         let started = Instant::now();
         let step = match &mut state.kind {
             JobKind::Encode(j) => j.step(input, output.as_mut_slice(), slice),
             JobKind::Decode(j) => j.step(input, output.as_mut_slice(), slice),
+            JobKind::EncodeWrapped(j) => j.step(input, output.as_mut_slice(), slice),
+            JobKind::MimeDecode(j) => j.step(input, output.as_mut_slice(), slice),
+            JobKind::Validate(j) => j.step(input, output.as_mut_slice(), slice),
         };
         let elapsed = started.elapsed();
         let input_after = match &state.kind {
             JobKind::Encode(j) => j.input_position(),
             JobKind::Decode(j) => j.input_position(),
+            JobKind::EncodeWrapped(j) => j.input_position(),
+            JobKind::MimeDecode(j) => j.input_position(),
+            JobKind::Validate(j) => j.input_position(),
         };
-        budget::record(work, input_after.saturating_sub(input_before), elapsed);
+        // Only plain encode and decode calibrate the budget: the other jobs
+        // run at their own speeds and scale their share of a slice.
+        if let JobKind::Encode(_) | JobKind::Decode(_) = state.kind {
+            budget::record(work, input_after.saturating_sub(input_before), elapsed);
+        }
         rustler::schedule::consume_timeslice(env, budget::elapsed_percent(elapsed));
         match step {
             Step::More => Ok((atoms::continue_(), job.clone()).encode(env)),
@@ -380,13 +403,104 @@ mod nif {
                 let Some(OutputBuffer(output)) = state.output.take() else {
                     return Err(Error::BadArg);
                 };
+                if let JobKind::Validate(_) = state.kind {
+                    return Ok(true.encode(env));
+                }
                 Ok(shrink(output, written).release(env).encode(env))
             }
             Step::Failed(error) => {
                 state.output = None;
+                if let JobKind::Validate(_) = state.kind {
+                    return Ok(false.encode(env));
+                }
                 Ok(error_term(env, error))
             }
         }
+    }
+
+    // ---------------------------------------------------------------------------
+    // Line-wrapped encode, mime_decode, is_valid (issue 5)
+    // ---------------------------------------------------------------------------
+
+    /// Encodes a binary wrapped in lines of `line_length` characters, with LF
+    /// breaks if `lf`, else CRLF. Sliced like `encode/2`.
+    #[rustler::nif]
+    fn encode_wrapped<'a>(
+        env: Env<'a>,
+        input: Binary<'a>,
+        flags: u32,
+        line_length: usize,
+        lf: bool,
+    ) -> NifResult<Term<'a>> {
+        let opts = encode_options(flags)?;
+        if line_length == 0 {
+            return Err(Error::BadArg);
+        }
+        let line_break = if lf { LineBreak::Lf } else { LineBreak::CrLf };
+        let lines = Lines {
+            length: line_length,
+            line_break,
+        };
+        let out_len = wrap::wrapped_len(input.len(), opts.padding, lines)
+            .ok_or(Error::RaiseAtom("system_limit"))?;
+        let mut output = alloc_binary(out_len)?;
+        let cost = wrap::slice_cost(lines);
+        if budget::is_sliced(Work::Encode, input.len().saturating_mul(cost)) {
+            let job = SlicedJob::new(
+                JobKind::EncodeWrapped(WrapJob::new(opts, lines)),
+                output,
+                input.len(),
+            );
+            return run_slice(env, ResourceArc::new(job), &input);
+        }
+        let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
+        wrap::encode_wrapped_into(&input, opts, lines, output.as_mut_slice());
+        charge(env, Work::Encode, input.len().saturating_mul(cost), started);
+        Ok(output.release(env).encode(env))
+    }
+
+    /// OTP's `mime_decode`: every byte outside the alphabet skipped. Only the
+    /// mode and padding flags apply. Sliced like `decode/2`.
+    #[rustler::nif]
+    fn mime_decode<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+        let opts = decode_options(flags)?;
+        if opts.reject_whitespace || opts.canonical {
+            return Err(Error::BadArg);
+        }
+        let mut output = alloc_binary(codec::maximal_decoded_len(input.len()))?;
+        let cost = mime::SLICE_COST;
+        if budget::is_sliced(Work::Decode, input.len().saturating_mul(cost)) {
+            let job = SlicedJob::new(JobKind::MimeDecode(MimeJob::new(opts)), output, input.len());
+            return run_slice(env, ResourceArc::new(job), &input);
+        }
+        let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
+        let result = match mime::mime_decode_into(&input, opts, output.as_mut_slice()) {
+            Ok(written) => shrink(output, written).release(env).encode(env),
+            Err(error) => error_term(env, error),
+        };
+        charge(env, Work::Decode, input.len().saturating_mul(cost), started);
+        Ok(result)
+    }
+
+    /// Whether `try_decode/2` with these flags would accept the binary,
+    /// decoding into a small scratch buffer only: `true`, `false`, or for a
+    /// big input `{continue, Job}` (the job's output is that scratch).
+    #[rustler::nif]
+    fn is_valid<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+        let opts = decode_options(flags)?;
+        if budget::is_sliced(Work::Decode, input.len()) {
+            let scratch = alloc_binary(validate::SCRATCH)?;
+            let job = SlicedJob::new(
+                JobKind::Validate(ValidateJob::new(opts)),
+                scratch,
+                input.len(),
+            );
+            return run_slice(env, ResourceArc::new(job), &input);
+        }
+        let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
+        let valid = validate::is_valid(&input, opts);
+        charge(env, Work::Decode, input.len(), started);
+        Ok(valid.encode(env))
     }
 
     // ---------------------------------------------------------------------------

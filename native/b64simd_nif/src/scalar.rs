@@ -189,6 +189,13 @@ impl Decoder {
         Ok(())
     }
 
+    /// Forgets what was written so far, so that the next piece is written
+    /// from the start of the output again: `is_valid` reuses one small
+    /// scratch buffer instead of an output as big as the decoded data.
+    pub fn discard_output(&mut self) {
+        self.written = 0;
+    }
+
     /// Applies the end-of-input rules and writes the final partial quantum;
     /// returns the total bytes written to the output buffer.
     pub fn finish(self, output: &mut [u8]) -> Result<usize, DecodeError> {

@@ -1,0 +1,246 @@
+//! `is_valid`: the verdict of `try_decode` (same options, same rules) without
+//! the output binary. The input is decoded window by window into a small
+//! scratch buffer that stays in cache, with simdutf and the same checks as
+//! `codec::decode_into`; when simdutf reports an error, the scalar decoder
+//! (the definition of the rules) reads on, into the same scratch buffer.
+
+use crate::codec::{
+    check_final_quantum, check_skipped_bytes, decode_variant, decode_window, Window,
+};
+use crate::job::Step;
+use crate::options::DecodeOptions;
+use crate::scalar::Decoder;
+use simdutf::{ErrorCode, LastChunkHandlingOptions};
+
+/// Scratch bytes for a one-shot check: 16 KiB of input per simdutf call.
+pub const SCRATCH: usize = 12 * 1024;
+
+#[derive(Clone, Debug)]
+pub struct ValidateJob {
+    opts: DecodeOptions,
+    in_pos: usize,
+    /// Bytes the input decodes to so far (never stored).
+    decoded: usize,
+    /// Set once simdutf has reported an error: the scalar decoder reads on.
+    scalar: Option<Decoder>,
+    /// True until a window holds anything but whole quanta of the alphabet:
+    /// until then simdutf's plain decode checks window after window, which
+    /// costs less per call than its bounded-output variant.
+    unbroken: bool,
+}
+
+/// Whether `piece` is nothing but alphabet characters in whole quanta: then
+/// simdutf's loose decode of it succeeds and writes exactly 3 bytes per 4.
+/// (Whitespace, `=` or a partial quantum would make it write fewer.)
+fn decodes_whole(piece: &[u8], opts: DecodeOptions, scratch: &mut [u8]) -> bool {
+    if !piece.len().is_multiple_of(4) || scratch.len() < piece.len() / 4 * 3 {
+        return false;
+    }
+    // SAFETY: `scratch` holds the 3 bytes per 4 characters that a decode of
+    // `piece` can write (at most maximal_decoded_len); distinct borrows.
+    let result = unsafe {
+        simdutf::base64_to_binary(
+            piece.as_ptr(),
+            piece.len(),
+            scratch.as_mut_ptr(),
+            decode_variant(opts.alphabet),
+            LastChunkHandlingOptions::Loose,
+        )
+    };
+    result.error == ErrorCode::Success && result.count == piece.len() / 4 * 3
+}
+
+impl ValidateJob {
+    pub fn new(opts: DecodeOptions) -> ValidateJob {
+        ValidateJob {
+            opts,
+            in_pos: 0,
+            decoded: 0,
+            scalar: None,
+            unbroken: true,
+        }
+    }
+
+    /// Input bytes checked so far.
+    pub fn input_position(&self) -> usize {
+        self.in_pos
+    }
+
+    /// Checks about `max_input` more input bytes, decoding into `scratch`
+    /// (at least 6 bytes, its content is of no use to the caller).
+    /// `Done(_)` means valid.
+    pub fn step(&mut self, input: &[u8], scratch: &mut [u8], max_input: usize) -> Step {
+        let window = scratch.len() / 3 * 3;
+        let end = input.len().min(self.in_pos.saturating_add(max_input));
+        while self.scalar.is_none() && self.in_pos < input.len() {
+            let rest = &input[self.in_pos..];
+            if self.unbroken {
+                let piece = &rest[..rest.len().min(window / 3 * 4)];
+                if piece.len() < rest.len() && decodes_whole(piece, self.opts, scratch) {
+                    self.in_pos += piece.len();
+                    self.decoded += piece.len() / 4 * 3;
+                    if self.in_pos >= end {
+                        return Step::More;
+                    }
+                    continue;
+                }
+                self.unbroken = false;
+            }
+            // Anything but whole quanta before the end means padding in
+            // mid-stream: the scalar decoder finds the reason.
+            let Some(Window { consumed, written }) =
+                decode_window(rest, &mut scratch[..window], self.opts.alphabet)
+            else {
+                self.scalar = Some(Decoder::new(self.opts, 0));
+                break;
+            };
+            if let Err(error) =
+                check_skipped_bytes(&rest[..consumed], written, self.opts, self.in_pos)
+            {
+                return Step::Failed(error);
+            }
+            self.in_pos += consumed;
+            self.decoded += written;
+            if self.in_pos >= end && self.in_pos < input.len() {
+                return Step::More;
+            }
+        }
+        let Some(decoder) = self.scalar.as_mut() else {
+            return match check_final_quantum(input, self.decoded, self.opts) {
+                Ok(()) => Step::Done(0),
+                Err(error) => Step::Failed(error),
+            };
+        };
+        // The scalar decoder is several times slower than any SIMD kernel,
+        // so it gets a quarter of the slice; each piece fits the scratch.
+        let piece_len = (scratch.len() / 3 - 1) * 4;
+        let end = input
+            .len()
+            .min(self.in_pos.saturating_add((max_input / 4).max(1)));
+        while self.in_pos < end {
+            let piece_end = end.min(self.in_pos + piece_len);
+            if let Err(error) = decoder.feed(&input[self.in_pos..piece_end], self.in_pos, scratch) {
+                return Step::Failed(error);
+            }
+            decoder.discard_output();
+            self.in_pos = piece_end;
+        }
+        if self.in_pos < input.len() {
+            return Step::More;
+        }
+        match self.scalar.take().map(|d| d.finish(scratch)) {
+            Some(Ok(_)) => Step::Done(0),
+            Some(Err(error)) => Step::Failed(error),
+            None => Step::More,
+        }
+    }
+}
+
+/// The verdict for the whole of `input`, checked in one call.
+pub fn is_valid(input: &[u8], opts: DecodeOptions) -> bool {
+    let mut scratch = [0u8; SCRATCH];
+    let mut job = ValidateJob::new(opts);
+    loop {
+        match job.step(input, &mut scratch, usize::MAX) {
+            Step::More => continue,
+            Step::Done(_) => return true,
+            Step::Failed(_) => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{decode_into, encoded_len, maximal_decoded_len};
+    use crate::options::Alphabet;
+    use crate::scalar::DecodeError;
+    use crate::test_support::{run_steps, Rng};
+
+    fn try_decode(input: &[u8], opts: DecodeOptions) -> Result<(), DecodeError> {
+        let mut out = vec![0u8; maximal_decoded_len(input.len())];
+        decode_into(input, opts, &mut out).map(|_| ())
+    }
+
+    fn sliced(
+        input: &[u8],
+        opts: DecodeOptions,
+        scratch: usize,
+        slice: usize,
+    ) -> Result<(), DecodeError> {
+        let mut scratch = vec![0u8; scratch];
+        let mut job = ValidateJob::new(opts);
+        run_steps(|| job.step(input, &mut scratch, slice)).map(|_| ())
+    }
+
+    /// The same verdict (and, for a sliced job, the same reason) as
+    /// `try_decode` on mutated encodings, for every option and several
+    /// scratch sizes and slicings.
+    #[test]
+    fn same_verdict_as_try_decode() {
+        let seed = 0x5EED_0014;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
+        for round in 0..3_000 {
+            let len = (rng.next() % 400) as usize;
+            let plain = rng.bytes(len);
+            let padding = rng.next().is_multiple_of(2);
+            let mut text = vec![0u8; encoded_len(len, padding).unwrap()];
+            crate::codec::encode_into(
+                &plain,
+                crate::options::EncodeOptions {
+                    alphabet: Alphabet::Standard,
+                    padding,
+                },
+                &mut text,
+            );
+            for _ in 0..(rng.next() % 3) {
+                let special = specials[(rng.next() as usize) % specials.len()];
+                let at = (rng.next() as usize) % (text.len() + 1);
+                text.insert(at, special);
+            }
+            for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
+                for bits in 0..8 {
+                    let opts = DecodeOptions {
+                        alphabet,
+                        padding_required: bits & 1 != 0,
+                        reject_whitespace: bits & 2 != 0,
+                        canonical: bits & 4 != 0,
+                    };
+                    let want = try_decode(&text, opts);
+                    assert_eq!(
+                        is_valid(&text, opts),
+                        want.is_ok(),
+                        "round {round} {opts:?}"
+                    );
+                    let scratch = [6, 9, 30, 300][(rng.next() % 4) as usize];
+                    let slice = 1 + (rng.next() % 50) as usize;
+                    assert_eq!(
+                        sliced(&text, opts, scratch, slice),
+                        want,
+                        "round {round} scratch {scratch} slice {slice} {opts:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn examples() {
+        let strict = DecodeOptions::DEFAULT;
+        assert!(is_valid(b"", strict));
+        assert!(is_valid(b"QQ==", strict));
+        assert!(is_valid(b" Q Q = = \n", strict));
+        assert!(!is_valid(b"QQ", strict));
+        assert!(!is_valid(b"QQ=", strict));
+        assert!(!is_valid(b"Q", strict));
+        assert!(!is_valid(b"QQ\x0c==", strict));
+        assert!(!is_valid(b"QQ==QQ==", strict));
+        let long: Vec<u8> = b"QUJD".repeat(20_000);
+        assert!(is_valid(&long, strict));
+        let mut bad = long.clone();
+        bad[70_000] = b'-';
+        assert!(!is_valid(&bad, strict));
+    }
+}
