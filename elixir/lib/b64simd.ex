@@ -104,7 +104,7 @@ defmodule B64Simd do
   end
 
   defp valid?(string, mode, opts) do
-    match?({:ok, _}, :b64simd.try_decode(string, decode_options(mode, opts)))
+    :b64simd.is_valid(string, decode_options(mode, opts))
   end
 
   # Base reads only the options it knows and ignores the rest; so do we, but
