@@ -15,6 +15,7 @@
 -export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
 -export([is_valid/1, is_valid/2]).
 -export([format_error/2, kernel/0]).
+-export([to_binary/1]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
 -export_type([line_break/0, mime_decode_options/0]).
@@ -312,8 +313,11 @@ finish({continue, Job}, Input) ->
 finish(Result, _Input) ->
     Result.
 
+%% @private
+%% @doc iodata as one binary, or `badarg'; shared with `b64simd_stream'.
 %% Flattened once here, not in the NIF (as jiffy does): iolist_to_binary is
 %% OTP's fastest way, and a binary is then read in place.
+-spec to_binary(term()) -> binary() | badarg.
 to_binary(Data) when is_binary(Data) ->
     Data;
 to_binary(Data) when is_list(Data) ->

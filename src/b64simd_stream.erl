@@ -95,7 +95,7 @@ encode_init(Options) ->
       Base64 :: binary(),
       NewEncoder :: encoder().
 encode(#encoder{carry = Carry, piece = Piece, overlap = Overlap} = Encoder, Data) ->
-    case to_binary(Data) of
+    case b64simd:to_binary(Data) of
         badarg ->
             ?RAISE(badarg, [Encoder, Data], #{});
         Binary ->
@@ -158,7 +158,7 @@ decode_init(Options) ->
       Data :: binary(),
       NewDecoder :: decoder().
 decode(#decoder{} = Decoder, Base64) ->
-    case to_binary(Base64) of
+    case b64simd:to_binary(Base64) of
         badarg ->
             ?RAISE(badarg, [Decoder, Base64], #{});
         Binary ->
@@ -466,17 +466,6 @@ join(Carry, Binary) ->
     Size = byte_size(Carry),
     <<Carry:Size/binary, Binary/binary>>.
 
-to_binary(Data) when is_binary(Data) ->
-    Data;
-to_binary(Data) when is_list(Data) ->
-    try
-        iolist_to_binary(Data)
-    catch
-        error:_ -> badarg
-    end;
-to_binary(_Data) ->
-    badarg.
-
 state_options(#encoder{options = Options}) -> Options;
 state_options(#decoder{options = Options}) -> Options;
 state_options(_State) -> #{}.
@@ -496,7 +485,7 @@ describe_badarg(F, [State | Rest]) ->
     DataProblem = case Rest of
                       [Data] when is_binary(Data) -> #{};
                       [Data] ->
-                          case to_binary(Data) of
+                          case b64simd:to_binary(Data) of
                               badarg -> #{2 => "not iodata: expected a binary or a list of bytes (0..255) and binaries"};
                               _ -> #{}
                           end;
