@@ -1,11 +1,12 @@
 //! Time budget: how many bytes this CPU's kernel processes in one timeslice,
-//! for reduction accounting (`enif_consume_timeslice`) and for slicing big
-//! inputs so that no call holds a scheduler for more than about 1 ms.
+//! for reduction accounting (`enif_consume_timeslice`) and for choosing which
+//! inputs are sliced so that no call holds a scheduler for more than a slice.
 //!
 //! The speeds are measured once at load on the active kernel (so the fallback
-//! kernel at ~1 GB/s and icelake at ~10 GB/s both get slices of the same
-//! duration), then refined by every slice from its own measured speed, as
-//! potatosalad's keccakf1600 does.
+//! kernel at ~1 GB/s and icelake at ~10 GB/s both get calls of the same
+//! duration), on fresh memory, page faults included. Slices themselves are
+//! bounded by the clock (`lib.rs`, `run_slice`), as potatosalad's
+//! keccakf1600 measures each chunk.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -18,9 +19,13 @@ use std::time::{Duration, Instant};
 /// `base64`, so its neighbours see the same latency.
 pub const TIMESLICE: Duration = Duration::from_micros(250);
 
-/// How long one slice of a big input may run: one timeslice, so a sliced
-/// call yields after every slice.
+/// How long one slice of a big input runs: one timeslice, so a sliced call
+/// yields after every slice.
 pub const SLICE_TARGET: Duration = TIMESLICE;
+
+/// A slice is a loop of steps of this many input bytes, with a look at the
+/// clock after each: 10 us on AVX-512, 100 us on the scalar fallback.
+pub const STEP_BYTES: usize = 128 * 1024;
 
 /// The smallest slice we ever use: keeps the per-call overhead negligible
 /// even if the clock misbehaves.
@@ -61,6 +66,14 @@ pub fn slice_bytes(work: Work) -> usize {
     }
 }
 
+/// The step size forced by the test hook, if any.
+pub fn forced_slice_bytes() -> Option<usize> {
+    match FORCED_SLICE_BYTES.load(Ordering::Relaxed) {
+        0 => None,
+        forced => Some(forced),
+    }
+}
+
 pub fn force_slice_bytes(bytes: usize) {
     FORCED_SLICE_BYTES.store(bytes, Ordering::Relaxed);
 }
@@ -86,19 +99,6 @@ pub fn timeslice_percent(work: Work, bytes: usize) -> i32 {
 /// Share of a timeslice that `elapsed` is, for calls timed directly.
 pub fn elapsed_percent(elapsed: Duration) -> i32 {
     (elapsed.as_nanos() * 100 / TIMESLICE.as_nanos()).clamp(1, 100) as i32
-}
-
-/// Feeds back a measured slice: `bytes` took `elapsed`. Moves the estimate a
-/// quarter of the way towards the measurement, so one noisy slice (a page
-/// fault, a preempted core) cannot swing it.
-pub fn record(work: Work, bytes: usize, elapsed: Duration) {
-    if bytes < MIN_SLICE_BYTES || elapsed.is_zero() {
-        return;
-    }
-    let measured = per_timeslice(bytes, elapsed);
-    let old = bytes_per_timeslice(work);
-    let new = old - old / 4 + measured / 4;
-    speed(work).store(new.max(MIN_SLICE_BYTES), Ordering::Relaxed);
 }
 
 /// The largest calibration sample: out of L2 on any CPU we know of.
@@ -147,12 +147,5 @@ mod tests {
         assert_eq!(timeslice_percent(Work::Encode, 10_000), 1);
         assert_eq!(timeslice_percent(Work::Encode, 500_000), 50);
         assert_eq!(timeslice_percent(Work::Encode, usize::MAX), 100);
-    }
-
-    #[test]
-    fn record_moves_a_quarter_of_the_way() {
-        speed(Work::Decode).store(1_000_000, Ordering::Relaxed);
-        record(Work::Decode, 2_000_000, TIMESLICE);
-        assert_eq!(bytes_per_timeslice(Work::Decode), 1_250_000);
     }
 }

@@ -367,36 +367,26 @@ mod nif {
         let Some(OutputBuffer(output)) = state.output.as_mut() else {
             return Err(Error::BadArg);
         };
-        let (work, input_before) = match &state.kind {
-            JobKind::Encode(j) => (Work::Encode, j.input_position()),
-            JobKind::Decode(j) => (Work::Decode, j.input_position()),
-            JobKind::EncodeWrapped(j) => (Work::Encode, j.input_position()),
-            JobKind::MimeDecode(j) => (Work::Decode, j.input_position()),
-            JobKind::Validate(j) => (Work::Decode, j.input_position()),
-        };
-        let slice = budget::slice_bytes(work);
+        // A call runs steps of a fixed size until its time is up, so it lasts
+        // one slice whatever the kernel's speed, and also when page faults
+        // on fresh output memory (microseconds each in a VM) slow it down.
+        // Tests force one step of a given size per call instead.
+        let forced = budget::forced_slice_bytes();
+        let step_bytes = forced.unwrap_or(budget::STEP_BYTES);
         let started = Instant::now();
-        let step = match &mut state.kind {
-            JobKind::Encode(j) => j.step(input, output.as_mut_slice(), slice),
-            JobKind::Decode(j) => j.step(input, output.as_mut_slice(), slice),
-            JobKind::EncodeWrapped(j) => j.step(input, output.as_mut_slice(), slice),
-            JobKind::MimeDecode(j) => j.step(input, output.as_mut_slice(), slice),
-            JobKind::Validate(j) => j.step(input, output.as_mut_slice(), slice),
+        let step = loop {
+            let step = match &mut state.kind {
+                JobKind::Encode(j) => j.step(input, output.as_mut_slice(), step_bytes),
+                JobKind::Decode(j) => j.step(input, output.as_mut_slice(), step_bytes),
+                JobKind::EncodeWrapped(j) => j.step(input, output.as_mut_slice(), step_bytes),
+                JobKind::MimeDecode(j) => j.step(input, output.as_mut_slice(), step_bytes),
+                JobKind::Validate(j) => j.step(input, output.as_mut_slice(), step_bytes),
+            };
+            if forced.is_some() || step != Step::More || started.elapsed() >= budget::SLICE_TARGET {
+                break step;
+            }
         };
-        let elapsed = started.elapsed();
-        let input_after = match &state.kind {
-            JobKind::Encode(j) => j.input_position(),
-            JobKind::Decode(j) => j.input_position(),
-            JobKind::EncodeWrapped(j) => j.input_position(),
-            JobKind::MimeDecode(j) => j.input_position(),
-            JobKind::Validate(j) => j.input_position(),
-        };
-        // Only plain encode and decode calibrate the budget: the other jobs
-        // run at their own speeds and scale their share of a slice.
-        if let JobKind::Encode(_) | JobKind::Decode(_) = state.kind {
-            budget::record(work, input_after.saturating_sub(input_before), elapsed);
-        }
-        rustler::schedule::consume_timeslice(env, budget::elapsed_percent(elapsed));
+        rustler::schedule::consume_timeslice(env, budget::elapsed_percent(started.elapsed()));
         match step {
             Step::More => Ok((atoms::continue_(), job.clone()).encode(env)),
             Step::Done(written) => {
