@@ -2,8 +2,9 @@
 //! the sliced-job resource. The codec itself lives in plain Rust modules that
 //! `cargo test` covers without a BEAM.
 //!
-//! The shims are left out of test builds: a test executable has no BEAM to
-//! provide the `enif_*` symbols they link against.
+//! The shims are left out of test builds and of builds without the `nif`
+//! feature (the fuzzer): an executable has no BEAM to provide the `enif_*`
+//! symbols they link against.
 
 pub mod budget;
 pub mod codec;
@@ -14,7 +15,7 @@ pub mod scalar;
 #[cfg(test)]
 mod test_support;
 
-#[cfg(not(test))]
+#[cfg(all(feature = "nif", not(test)))]
 mod nif {
     use crate::budget::{self, Work};
     use crate::job::{DecodeJob, EncodeJob, Step};
