@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make test`: every test, on every simdutf kernel this CPU can run.
 #  1. cargo test on the pure Rust codec, once per kernel;
-#  2. EUnit + PropEr suites, once per kernel, each in a fresh VM with
+#  2. a short differential fuzz run (scripts/fuzz.sh), 3 s per kernel;
+#  3. EUnit + PropEr suites, once per kernel, each in a fresh VM with
 #     SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process).
 set -eu
 cd "$(dirname "$0")/.."
@@ -17,6 +18,9 @@ for kernel in $kernels; do
     echo "=== cargo test, kernel $kernel"
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel cargo test --locked --quiet --manifest-path "$crate"
 done
+
+echo "=== differential fuzz, every kernel"
+sh scripts/fuzz.sh "${TEST_FUZZ_SECONDS:-3}"
 
 failed=""
 for kernel in $kernels; do
