@@ -1,0 +1,142 @@
+%% Faults: reloading the NIF module, a NIF library missing from priv/, and a
+%% forced simdutf kernel that cannot be used. Each must either work or fail
+%% cleanly with an error that says what is wrong; none may take the VM down.
+%%
+%% What reloading does (rustler 0.39 registers no `upgrade' callback):
+%% - `code:load_file(b64simd_nif)' while the module is loaded: the new
+%%   instance's on_load fails with `{upgrade, "Upgrade not supported by this
+%%   NIF library."}', the load returns `{error, on_load_failure}' and the
+%%   running instance keeps working;
+%% - `code:delete/1' + `code:purge/1' + `code:load_file/1': the old library is
+%%   unloaded with its module, and the new load is a fresh one that works;
+%% - a sliced job started by the old instance is refused with `badarg' by the
+%%   new one (its resource type belongs to the old library), and is freed
+%%   normally when dropped.
+-module(b64simd_31_fault_tests).
+-include_lib("eunit/include/eunit.hrl").
+
+-define(SAMPLE, <<"reliability">>).
+-define(SAMPLE_B64, <<"cmVsaWFiaWxpdHk=">>).
+
+%%====================================================================
+%% Reloading in this VM
+%%====================================================================
+
+reload_fails_cleanly_and_old_code_keeps_working_test() ->
+    ?assertEqual(?SAMPLE_B64, b64simd:encode(?SAMPLE)),
+    ?assertEqual({error, on_load_failure}, code:load_file(b64simd_nif)),
+    ?assertEqual(?SAMPLE_B64, b64simd:encode(?SAMPLE), "old instance still in use"),
+    ?assertEqual(?SAMPLE, b64simd:decode(?SAMPLE_B64)).
+
+load_nif_from_another_module_is_refused_test() ->
+    %% load_nif/2 must be called from the NIF module itself: from anywhere
+    %% else it is refused ({bad_lib, ...}) without touching the loaded library.
+    Path = filename:join(code:priv_dir(b64simd), "libb64simd_nif"),
+    ?assertMatch({error, {_, _}}, erlang:load_nif(Path, 0)),
+    ?assertEqual(?SAMPLE_B64, b64simd:encode(?SAMPLE)).
+
+delete_purge_and_load_again_works_test_() ->
+    {timeout, 60, fun delete_purge_and_load_again/0}.
+
+delete_purge_and_load_again() ->
+    Big = binary:copy(<<"0123456789">>, 400_000),
+    ok = b64simd_nif:set_slice_bytes(64 * 1024),
+    {continue, OldJob} = b64simd_nif:encode(Big, 4),
+    ok = b64simd_nif:set_slice_bytes(0),
+    lists:foreach(
+      fun(Round) ->
+              ?assert(code:delete(b64simd_nif), {round, Round}),
+              _ = code:purge(b64simd_nif),
+              ?assertEqual({module, b64simd_nif}, code:load_file(b64simd_nif), {round, Round}),
+              ?assertEqual(?SAMPLE_B64, b64simd:encode(?SAMPLE), {round, Round}),
+              ?assertEqual(base64:encode(Big), b64simd:encode(Big), {round, Round})
+      end, lists:seq(1, 5)),
+    ?assertError(badarg, b64simd_nif:continue(OldJob, Big)),
+    %% b64simd itself reloads like any pure Erlang module.
+    ?assert(code:soft_purge(b64simd)),
+    ?assertEqual({module, b64simd}, code:load_file(b64simd)),
+    ?assertEqual(?SAMPLE, b64simd:decode(?SAMPLE_B64)).
+
+%%====================================================================
+%% Load failures, each in a separate VM
+%%====================================================================
+
+missing_library_names_the_file_test_() ->
+    {timeout, 60, fun missing_library_names_the_file/0}.
+
+missing_library_names_the_file() ->
+    Root = temp_dir("b64simd_missing_priv"),
+    Ebin = filename:join([Root, "b64simd", "ebin"]),
+    Priv = filename:join([Root, "b64simd", "priv"]),
+    ok = filelib:ensure_dir(filename:join(Ebin, "x")),
+    ok = filelib:ensure_dir(filename:join(Priv, "x")),
+    OurEbin = filename:dirname(code:which(b64simd_nif)),
+    [{ok, _} = file:copy(F, filename:join(Ebin, filename:basename(F)))
+     || F <- filelib:wildcard(filename:join(OurEbin, "b64simd*"))],
+    {Status, Output} =
+        run_erl([], ["-pa", Ebin],
+                "io:format(\"ensure_loaded=~p~n\", [code:ensure_loaded(b64simd_nif)]),"
+                "io:format(\"call=~p~n\", [catch b64simd:encode(<<1>>)]),"
+                "halt(0)."),
+    ok = file:del_dir_r(Root),
+    ?assertEqual(0, Status, Output),
+    Expected = filename:join(Priv, "libb64simd_nif.so"),
+    ?assert(contains(Output, "ensure_loaded={error,on_load_failure}"), Output),
+    ?assert(contains(Output, "nif_library_missing"), Output),
+    ?assert(contains(Output, Expected), Output),
+    %% The API then raises undef for the stub module, not a crash of the VM.
+    ?assert(contains(Output, "call={'EXIT',{undef,"), Output).
+
+unknown_kernel_refuses_to_load_test_() ->
+    {timeout, 60, fun() -> refused_kernel("bogus", "names no simdutf kernel") end}.
+
+foreign_kernel_refuses_to_load_test_() ->
+    %% A real simdutf kernel of another architecture.
+    Foreign = case erlang:system_info(system_architecture) of
+                  "x86_64" ++ _ -> "arm64";
+                  _ -> "icelake"
+              end,
+    {timeout, 60, fun() -> refused_kernel(Foreign, "SIMDUTF_FORCE_IMPLEMENTATION") end}.
+
+refused_kernel(Kernel, Message) ->
+    Ebin = filename:dirname(code:which(b64simd_nif)),
+    {Status, Output} =
+        run_erl([{"SIMDUTF_FORCE_IMPLEMENTATION", Kernel}], ["-pa", Ebin],
+                "io:format(\"ensure_loaded=~p~n\", [code:ensure_loaded(b64simd_nif)]),"
+                "halt(0)."),
+    ?assertEqual(0, Status, Output),
+    ?assert(contains(Output, "b64simd: refusing to load"), Output),
+    ?assert(contains(Output, Message), Output),
+    ?assert(contains(Output, "ensure_loaded={error,on_load_failure}"), Output).
+
+%%====================================================================
+%% Helpers
+%%====================================================================
+
+temp_dir(Prefix) ->
+    Dir = filename:join(os:getenv("TMPDIR", "/tmp"),
+                        Prefix ++ "_" ++ os:getpid() ++ "_"
+                        ++ integer_to_list(erlang:unique_integer([positive]))),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    Dir.
+
+%% Runs `erl -noshell Args -eval Eval' with extra environment variables;
+%% returns its exit status and everything it printed.
+run_erl(Env, Args, Eval) ->
+    Erl = os:find_executable("erl"),
+    Port = open_port({spawn_executable, Erl},
+                     [{args, ["-noshell" | Args] ++ ["-eval", Eval]}, {env, Env},
+                      exit_status, stderr_to_stdout, binary, hide]),
+    collect(Port, []).
+
+collect(Port, Acc) ->
+    receive
+        {Port, {data, Data}} -> collect(Port, [Acc, Data]);
+        {Port, {exit_status, Status}} -> {Status, binary_to_list(iolist_to_binary(Acc))}
+    after 50_000 ->
+            port_close(Port),
+            {timeout, binary_to_list(iolist_to_binary(Acc))}
+    end.
+
+contains(Haystack, Needle) ->
+    string:find(Haystack, Needle) =/= nomatch.
