@@ -186,8 +186,8 @@ kernel() ->
       Reason :: term(),
       StackTrace :: erlang:stacktrace(),
       ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
-format_error(Reason, [{_M, _F, Args, _Info} | _]) when is_list(Args) ->
-    format_reason(Reason, Args);
+format_error(Reason, [{_M, Fun, Args, _Info} | _]) when is_list(Args) ->
+    format_reason(Reason, Fun, Args);
 format_error(_Reason, _StackTrace) ->
     #{}.
 
@@ -275,15 +275,15 @@ fold_options(Parse, Flags, [Option | Rest]) ->
 %% Internal: error descriptions
 %%====================================================================
 
-format_reason(badarg, [Data | Rest]) ->
-    maps:merge(describe_data(Data), describe_options(Rest));
-format_reason(Reason, [Data | Rest]) ->
+format_reason(badarg, Fun, [Data | Rest]) ->
+    maps:merge(describe_data(Data), describe_options(known_options(Fun), Rest));
+format_reason(Reason, _Fun, [Data | Rest]) ->
     Options = case Rest of
                   [Map] when is_map(Map) -> Map;
                   _ -> #{}
               end,
     #{1 => describe_reason(Reason, Data, Options)};
-format_reason(_Reason, _Args) ->
+format_reason(_Reason, _Fun, _Args) ->
     #{}.
 
 describe_data(Data) when is_binary(Data) -> #{};
@@ -297,12 +297,18 @@ describe_data(Data) ->
             #{1 => "not iodata: expected a binary or a list of bytes (0..255) and binaries"}
     end.
 
-describe_options([]) -> #{};
-describe_options([Options]) when not is_map(Options) ->
+%% Encode takes fewer options than decode: `mode => any' or `whitespace'
+%% given to encode must be described too.
+known_options(Fun) when Fun =:= encode; Fun =:= encode_to_string ->
+    #{mode => [standard, urlsafe], padding => [true, false]};
+known_options(_Fun) ->
+    #{mode => [standard, urlsafe, any], padding => [true, false],
+      whitespace => [skip, reject], canonical => [true, false]}.
+
+describe_options(_Known, []) -> #{};
+describe_options(_Known, [Options]) when not is_map(Options) ->
     #{2 => "options must be a map"};
-describe_options([Options]) ->
-    Known = #{mode => [standard, urlsafe, any], padding => [true, false],
-              whitespace => [skip, reject], canonical => [true, false]},
+describe_options(Known, [Options]) ->
     Problems = [describe_option(Key, Value, maps:find(Key, Known))
                 || {Key, Value} <- maps:to_list(Options),
                    not is_valid_option(Key, Value, Known)],
