@@ -103,18 +103,24 @@ fn point_mutations(rng: &mut Rng, text: &mut Vec<u8>) {
     }
 }
 
+/// Inserts whitespace before about one byte in `gap`, in one pass (inserting
+/// one at a time would be quadratic on the large inputs).
 fn sprinkle_whitespace(rng: &mut Rng, text: &mut Vec<u8>) {
-    let count = 1 + rng.below(1 + text.len() / 8);
-    for _ in 0..count {
-        let at = rng.below(text.len() + 1);
-        // \f and \v are rare: they are not whitespace for OTP.
-        let byte = if rng.chance(50) {
-            rng.pick(b"\x0c\x0b")
-        } else {
-            rng.pick(WHITESPACE)
-        };
-        text.insert(at, byte);
+    let gap = 1 + rng.below(16);
+    let mut out = Vec::with_capacity(text.len() + text.len() / gap + 2);
+    for &byte in text.iter().chain(std::iter::once(&0)) {
+        if rng.chance(gap) {
+            // \f and \v are rare: they are not whitespace for OTP.
+            out.push(if rng.chance(50) {
+                rng.pick(b"\x0c\x0b")
+            } else {
+                rng.pick(WHITESPACE)
+            });
+        }
+        out.push(byte);
     }
+    out.pop();
+    *text = out;
 }
 
 /// MIME (76, CRLF) and PEM (64, LF) style line breaks, or odd widths.
