@@ -5,8 +5,8 @@
 %% processes that have exited, and asserts both are back near the baseline:
 %% after many mixed calls of every size class, after callers are killed in
 %% the middle of sliced jobs on big inputs, and after many errors. The 1 GiB
-%% round trip runs only on the default kernel (no forced kernel) and only
-%% with enough free memory.
+%% round trip runs only on the default kernel (none forced, or the one simdutf
+%% would pick anyway) and only with enough free memory.
 -module(b64simd_30_memory_tests).
 -include_lib("eunit/include/eunit.hrl").
 
@@ -153,12 +153,12 @@ many_errors(Pool, N) ->
 %%====================================================================
 
 one_gib_round_trip_test_() ->
-    case {os:getenv("SIMDUTF_FORCE_IMPLEMENTATION"), available_memory()} of
-        {false, Available} when Available >= 8 * 1024 * ?MiB ->
+    case {b64simd_test_env:is_default_kernel(), available_memory()} of
+        {true, Available} when Available >= 8 * 1024 * ?MiB ->
             {timeout, 600, fun one_gib_round_trip/0};
-        {Forced, Available} ->
-            io:format(user, "~n  memory: 1 GiB round trip skipped (forced kernel ~p, "
-                      "~b MiB available)~n", [Forced, Available div ?MiB]),
+        {Default, Available} ->
+            io:format(user, "~n  memory: 1 GiB round trip skipped (default kernel: ~p, "
+                      "~b MiB available)~n", [Default, Available div ?MiB]),
             []
     end.
 
@@ -257,10 +257,10 @@ mib(Bytes) ->
 %% The fallback kernel is many times slower: scale the call counts down so
 %% every kernel stays within the time budget.
 scaled(N) ->
-    case os:getenv("SIMDUTF_FORCE_IMPLEMENTATION") of
-        false -> N;
-        "fallback" -> N div 10;
-        _ -> N div 5
+    case {b64simd_test_env:is_default_kernel(), os:getenv("SIMDUTF_FORCE_IMPLEMENTATION")} of
+        {true, _} -> N;
+        {false, "fallback"} -> N div 10;
+        {false, _} -> N div 5
     end.
 
 payload_pool() ->

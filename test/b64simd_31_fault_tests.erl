@@ -110,6 +110,36 @@ refused_kernel(Kernel, Message) ->
     ?assert(contains(Output, "ensure_loaded={error,on_load_failure}"), Output).
 
 %%====================================================================
+%% An output that cannot be allocated
+%%====================================================================
+
+%% Without terabytes: a separate VM under `ulimit -v' (4 GB of address
+%% space) holds a 1.2 GiB input, but not its 1.6 GiB encoding. The NIF's
+%% allocation fails and raises system_limit; the VM survives and goes on.
+%% Kernel-independent and slow, so on the default kernel only.
+unallocatable_output_raises_system_limit_test_() ->
+    case b64simd_test_env:is_default_kernel() of
+        true -> {timeout, 120, fun unallocatable_output_raises_system_limit/0};
+        false -> []
+    end.
+
+unallocatable_output_raises_system_limit() ->
+    Ebin = filename:dirname(code:which(b64simd_nif)),
+    Eval = "B = binary:copy(<<\"abc\">>, 400 * 1024 * 1024),"
+        "R = try b64simd:encode(B) of _ -> fitted catch C:E -> {C, E} end,"
+        "io:format(\"result=~p~n\", [R]),"
+        "io:format(\"after=~p~n\", [b64simd:encode(<<\"abc\">>)]),"
+        "halt(0).",
+    Cmd = "ulimit -v 4000000 && exec \"$0\" -noshell -pa \"$1\" -eval \"$2\"",
+    Port = open_port({spawn_executable, os:find_executable("sh")},
+                     [{args, ["-c", Cmd, os:find_executable("erl"), Ebin, Eval]},
+                      exit_status, stderr_to_stdout, binary, hide]),
+    {Status, Output} = collect(Port, []),
+    ?assertEqual(0, Status, Output),
+    ?assert(contains(Output, "result={error,system_limit}"), Output),
+    ?assert(contains(Output, "after=<<\"YWJj\">>"), Output).
+
+%%====================================================================
 %% Helpers
 %%====================================================================
 
