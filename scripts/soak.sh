@@ -1,5 +1,5 @@
 #!/bin/sh
-# `make soak`: PropEr at scale (test/soak/b64simd_soak.erl), once per simdutf
+# `make soak`: PropEr at scale (soak/b64simd_soak.erl), once per simdutf
 # kernel, each in a fresh VM with SIMDUTF_FORCE_IMPLEMENTATION set.
 #   sh scripts/soak.sh [CASES_PER_KERNEL]      (default: SOAK_CASES or 1000000)
 # Every decode case is checked under all 24 decode option combinations.
@@ -10,7 +10,7 @@ rebar3 compile
 ebin=_build/default/lib/b64simd/ebin
 out=_build/soak/ebin
 mkdir -p "$out"
-erlc +warnings_as_errors -o "$out" test/soak/b64simd_soak.erl
+erlc +warnings_as_errors -o "$out" soak/b64simd_soak.erl
 kernels=$(erl -noshell -pa "$ebin" -eval \
     'io:format("~s", [lists:join(" ", b64simd_nif:supported_kernels())]), halt().')
 echo "b64simd soak: $cases cases per kernel, kernels: $kernels"

@@ -40,9 +40,18 @@ delete_purge_and_load_again_works_test_() ->
 
 delete_purge_and_load_again() ->
     Big = binary:copy(<<"0123456789">>, 400_000),
-    ok = b64simd_nif:set_slice_bytes(64 * 1024),
-    {continue, OldJob} = b64simd_nif:encode(Big, 4),
-    ok = b64simd_nif:set_slice_bytes(0),
+    %% A job started by the first instance, held by another process across
+    %% the reloads, then continued under the last instance and dropped.
+    Self = self(),
+    Holder = spawn(fun() ->
+                           ok = b64simd_nif:set_slice_bytes(64 * 1024),
+                           {continue, Job} = b64simd_nif:encode(Big, 4),
+                           ok = b64simd_nif:set_slice_bytes(0),
+                           Self ! {started, self()},
+                           receive continue -> ok end,
+                           Self ! {continued, self(), catch b64simd_nif:continue(Job, Big)}
+                   end),
+    receive {started, Holder} -> ok end,
     lists:foreach(
       fun(Round) ->
               ?assert(code:delete(b64simd_nif), {round, Round}),
@@ -51,7 +60,17 @@ delete_purge_and_load_again() ->
               ?assertEqual(?SAMPLE_B64, b64simd:encode(?SAMPLE), {round, Round}),
               ?assertEqual(base64:encode(Big), b64simd:encode(Big), {round, Round})
       end, lists:seq(1, 5)),
-    ?assertError(badarg, b64simd_nif:continue(OldJob, Big)),
+    Ref = monitor(process, Holder),
+    Holder ! continue,
+    receive {continued, Holder, Continued} ->
+            ?assertMatch({'EXIT', {badarg, _}}, Continued, "stale job refused")
+    end,
+    receive {'DOWN', Ref, process, Holder, normal} -> ok end,
+    %% The stale job is gone (its destructor ran in the first library);
+    %% sliced jobs of the current instance still work.
+    [erlang:garbage_collect(P) || P <- processes()],
+    ?assertEqual(base64:encode(Big), b64simd:encode(Big), "after the stale job was freed"),
+    ?assertEqual(Big, b64simd:decode(b64simd:encode(Big))),
     %% b64simd itself reloads like any pure Erlang module.
     ?assert(code:soft_purge(b64simd)),
     ?assertEqual({module, b64simd}, code:load_file(b64simd)),

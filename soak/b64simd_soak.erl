@@ -1,6 +1,6 @@
 %% @doc `make soak': PropEr at scale, run by scripts/soak.sh once per simdutf
-%% kernel in a fresh VM. Not part of `rebar3 eunit' (this directory is not a
-%% test source directory).
+%% kernel in a fresh VM. It lives outside test/ because rebar3 eunit runs
+%% every module it finds there, and a soak takes many minutes.
 %%
 %% Every case is checked against oracles written here: an encoder built on
 %% OTP `base64' (translated for urlsafe, padding stripped), a pure-Erlang
