@@ -1,11 +1,11 @@
 #!/bin/sh
 # `make soak`: PropEr at scale (soak/b64simd_soak.erl), once per simdutf
 # kernel, each in a fresh VM with SIMDUTF_FORCE_IMPLEMENTATION set.
-#   sh scripts/soak.sh [CASES_PER_KERNEL]      (default: SOAK_CASES or 1000000)
+#   sh scripts/soak.sh [CASES_PER_KERNEL]      (default: SOAK_CASES or 2500000)
 # Every decode case is checked under all 24 decode option combinations.
 set -eu
 cd "$(dirname "$0")/.."
-cases=${1:-${SOAK_CASES:-1000000}}
+cases=${1:-${SOAK_CASES:-2500000}}
 rebar3 compile
 ebin=_build/default/lib/b64simd/ebin
 out=_build/soak/ebin
