@@ -1,5 +1,5 @@
 # Short aliases only; the logic lives in scripts/ and rebar3.
-.PHONY: all test bench latency clean
+.PHONY: all test bench latency fuzz soak clean
 
 all:
 	sh scripts/ensure_deps.sh
@@ -7,6 +7,12 @@ all:
 
 test:
 	sh scripts/test.sh
+
+fuzz:
+	sh scripts/fuzz.sh
+
+soak:
+	sh scripts/soak.sh
 
 bench:
 	sh scripts/bench.sh
@@ -17,4 +23,5 @@ latency:
 clean:
 	rebar3 clean
 	cargo clean --manifest-path native/b64simd_nif/Cargo.toml
+	cargo clean --manifest-path native/b64simd_fuzz/Cargo.toml
 	rm -rf _build priv elixir/_build

@@ -1,9 +1,11 @@
 #!/bin/sh
 # `make test`: every test, on every simdutf kernel this CPU can run.
 #  1. cargo test on the pure Rust codec, once per kernel;
-#  2. EUnit + PropEr suites, once per kernel, each in a fresh VM with
+#  2. the fuzzer crate's own tests, then a short differential fuzz run
+#     (scripts/fuzz.sh), 3 s per kernel;
+#  3. EUnit + PropEr suites, once per kernel, each in a fresh VM with
 #     SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process);
-#  3. the Elixir facade's ExUnit tests (against Elixir's Base), once per
+#  4. the Elixir facade's ExUnit tests (against Elixir's Base), once per
 #     kernel, with mix from Debian's elixir package (no hex, no deps).
 set -eu
 cd "$(dirname "$0")/.."
@@ -19,6 +21,12 @@ for kernel in $kernels; do
     echo "=== cargo test, kernel $kernel"
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel cargo test --locked --quiet --manifest-path "$crate"
 done
+
+echo "=== cargo test of the fuzzer crate (sizes beyond 4 GiB)"
+cargo test --release --locked --quiet --manifest-path native/b64simd_fuzz/Cargo.toml
+
+echo "=== differential fuzz, every kernel"
+sh scripts/fuzz.sh "${TEST_FUZZ_SECONDS:-3}"
 
 failed=""
 for kernel in $kernels; do

@@ -3,8 +3,8 @@
 //! `cargo test` covers without a BEAM.
 //!
 //! The shims are left out of test builds and of builds without the `nif`
-//! feature: an executable has no BEAM to provide the `enif_*` symbols they
-//! link against.
+//! feature (the fuzzer): an executable has no BEAM to provide the `enif_*`
+//! symbols they link against.
 
 pub mod budget;
 pub mod codec;

@@ -1,0 +1,252 @@
+//! One comparison: an input through every path of our codec, held to the
+//! scalar reference (bytes, accept/reject, reason and offset) and to the
+//! `base64` crate (bytes and accept/reject).
+
+use crate::reference::Reference;
+use b64simd_nif::codec::{self, encoded_len, maximal_decoded_len};
+use b64simd_nif::job::{DecodeJob, EncodeJob, Step};
+use b64simd_nif::options::{Alphabet, DecodeOptions, EncodeOptions};
+use b64simd_nif::scalar::{self, DecodeError};
+
+/// Output buffers get this many canary bytes past their end: simdutf writes
+/// through raw pointers, so an overrun would not panic on its own.
+const GUARD: usize = 64;
+const CANARY: u8 = 0xA5;
+
+pub fn all_decode_options() -> Vec<DecodeOptions> {
+    let mut all = Vec::with_capacity(24);
+    for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
+        for padding_required in [true, false] {
+            for reject_whitespace in [true, false] {
+                for canonical in [true, false] {
+                    all.push(DecodeOptions {
+                        alphabet,
+                        padding_required,
+                        reject_whitespace,
+                        canonical,
+                    });
+                }
+            }
+        }
+    }
+    all
+}
+
+pub fn all_encode_options() -> Vec<EncodeOptions> {
+    let mut all = Vec::with_capacity(4);
+    for alphabet in [Alphabet::Standard, Alphabet::UrlSafe] {
+        for padding in [true, false] {
+            all.push(EncodeOptions { alphabet, padding });
+        }
+    }
+    all
+}
+
+fn guarded(len: usize) -> Vec<u8> {
+    vec![CANARY; len + GUARD]
+}
+
+fn check_guard(buffer: &[u8], len: usize, what: &str) -> Result<(), String> {
+    match buffer[len..].iter().position(|&b| b != CANARY) {
+        None => Ok(()),
+        Some(at) => Err(format!("{what} wrote {} bytes past its output", at + 1)),
+    }
+}
+
+type Decoded = Result<Vec<u8>, DecodeError>;
+
+/// A result short enough for a report: the length and the first bytes.
+fn show<E: std::fmt::Debug>(result: &Result<Vec<u8>, E>) -> String {
+    match result {
+        Ok(bytes) if bytes.len() <= 24 => format!("Ok({bytes:02x?})"),
+        Ok(bytes) => format!("Ok({} bytes, {:02x?}..)", bytes.len(), &bytes[..24]),
+        Err(error) => format!("Err({error:?})"),
+    }
+}
+
+/// Where two outputs first differ, if both succeeded.
+fn first_difference<E>(a: &Result<Vec<u8>, E>, b: &Result<Vec<u8>, E>) -> String {
+    match (a, b) {
+        (Ok(a), Ok(b)) => match a.iter().zip(b).position(|(x, y)| x != y) {
+            Some(at) => format!(" (first difference at output byte {at})"),
+            None => format!(" (lengths {} and {})", a.len(), b.len()),
+        },
+        _ => String::new(),
+    }
+}
+
+/// Runs a one-shot decoder on an output of exactly
+/// `maximal_decoded_len(text.len())` bytes followed by canary bytes.
+fn decode_guarded(
+    text: &[u8],
+    what: &str,
+    decoder: impl FnOnce(&mut [u8]) -> Result<usize, DecodeError>,
+) -> Result<Decoded, String> {
+    let len = maximal_decoded_len(text.len());
+    let mut out = guarded(len);
+    let result = decoder(&mut out[..len]);
+    check_guard(&out, len, what)?;
+    Ok(result.map(|n| out[..n].to_vec()))
+}
+
+fn decode_scalar(text: &[u8], opts: DecodeOptions) -> Result<Decoded, String> {
+    decode_guarded(text, "scalar::decode", |out| {
+        scalar::decode(text, opts, out)
+    })
+}
+
+fn decode_fast(text: &[u8], opts: DecodeOptions) -> Result<Decoded, String> {
+    decode_guarded(text, "codec::decode_into", |out| {
+        codec::decode_into(text, opts, out)
+    })
+}
+
+fn decode_sliced(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decoded, String> {
+    let len = maximal_decoded_len(text.len());
+    let mut out = guarded(len);
+    let mut job = DecodeJob::new(opts);
+    // Every step consumes at least one byte or ends the job.
+    let max_steps = text.len() + 2;
+    for _ in 0..max_steps {
+        let step = job.step(text, &mut out[..len], slice);
+        check_guard(&out, len, "DecodeJob::step")?;
+        match step {
+            Step::More => continue,
+            Step::Done(n) => return Ok(Ok(out[..n].to_vec())),
+            Step::Failed(error) => return Ok(Err(error)),
+        }
+    }
+    Err(format!(
+        "DecodeJob made no progress in {max_steps} steps of {slice} bytes"
+    ))
+}
+
+/// The offset in a reason must point at a byte that can cause it.
+fn check_offset(text: &[u8], opts: DecodeOptions, error: DecodeError) -> Result<(), String> {
+    let is_significant = |b: u8| scalar::sextet(b).is_some();
+    let plausible = match error {
+        DecodeError::MissingPadding => true,
+        DecodeError::InvalidCharacter(at) => text.get(at).is_some_and(|&b| {
+            b != b'='
+                && (opts.reject_whitespace || !scalar::is_otp_whitespace(b))
+                && (!is_significant(b)
+                    || (opts.alphabet == Alphabet::Standard && matches!(b, b'-' | b'_'))
+                    || (opts.alphabet == Alphabet::UrlSafe && matches!(b, b'+' | b'/')))
+        }),
+        DecodeError::BadPadding(at) => text.get(at) == Some(&b'='),
+        DecodeError::Incomplete(at) | DecodeError::NonCanonical(at) => {
+            text.get(at).copied().is_some_and(is_significant)
+        }
+    };
+    if plausible {
+        Ok(())
+    } else {
+        Err(format!(
+            "{error:?} does not point at a byte that can cause it"
+        ))
+    }
+}
+
+/// Compares every decode path on `text` under `opts`; `slice` is the input
+/// bytes per step of the sliced job.
+pub fn decode_case(
+    reference: &Reference,
+    text: &[u8],
+    opts: DecodeOptions,
+    slice: usize,
+) -> Result<(), String> {
+    let expected = decode_scalar(text, opts)?;
+    let fast = decode_fast(text, opts)?;
+    if fast != expected {
+        return Err(format!(
+            "codec::decode_into gave {}, scalar::decode {}{}",
+            show(&fast),
+            show(&expected),
+            first_difference(&fast, &expected)
+        ));
+    }
+    let sliced = decode_sliced(text, opts, slice)?;
+    if sliced != expected {
+        return Err(format!(
+            "DecodeJob (slices of {slice}) gave {}, scalar::decode {}{}",
+            show(&sliced),
+            show(&expected),
+            first_difference(&sliced, &expected)
+        ));
+    }
+    if let Err(error) = expected {
+        check_offset(text, opts, error)?;
+    }
+    let theirs = reference.decode(text, opts).ok_or("rejected");
+    match (&expected, &theirs) {
+        (Ok(ours), Ok(theirs)) if ours == theirs => Ok(()),
+        (Err(_), Err(_)) => Ok(()),
+        _ => Err(format!(
+            "b64simd gave {}, the base64 crate {}{}",
+            show(&expected),
+            show(&theirs),
+            first_difference(&expected.map_err(|_| "rejected"), &theirs)
+        )),
+    }
+}
+
+/// Compares both encode paths on `plain` under `opts` with the `base64`
+/// crate, and checks that the result decodes back under matching options.
+pub fn encode_case(
+    reference: &Reference,
+    plain: &[u8],
+    opts: EncodeOptions,
+    slice: usize,
+) -> Result<(), String> {
+    let expected = reference.encode(plain, opts);
+    let len = encoded_len(plain.len(), opts.padding).ok_or("encoded_len overflowed")?;
+    if len != expected.len() {
+        return Err(format!(
+            "encoded_len {len}, base64 crate {}",
+            expected.len()
+        ));
+    }
+    let mut out = guarded(len);
+    let written = codec::encode_into(plain, opts, &mut out[..len]);
+    check_guard(&out, len, "codec::encode_into")?;
+    if written != len || out[..len] != expected[..] {
+        return Err(format!(
+            "codec::encode_into wrote {written} bytes, {}, base64 crate {}{}",
+            show::<()>(&Ok(out[..len].to_vec())),
+            show::<()>(&Ok(expected.clone())),
+            first_difference::<()>(&Ok(out[..len].to_vec()), &Ok(expected))
+        ));
+    }
+    let mut out = guarded(len);
+    let mut job = EncodeJob::new(opts);
+    let mut result = None;
+    for _ in 0..plain.len() + 2 {
+        let step = job.step(plain, &mut out[..len], slice);
+        check_guard(&out, len, "EncodeJob::step")?;
+        match step {
+            Step::More => continue,
+            other => {
+                result = Some(other);
+                break;
+            }
+        }
+    }
+    if result != Some(Step::Done(len)) || out[..len] != expected[..] {
+        return Err(format!(
+            "EncodeJob (slices of {slice}) ended {result:?} with {}, base64 crate {}{}",
+            show::<()>(&Ok(out[..len].to_vec())),
+            show::<()>(&Ok(expected.clone())),
+            first_difference::<()>(&Ok(out[..len].to_vec()), &Ok(expected))
+        ));
+    }
+    let decode_opts = DecodeOptions {
+        alphabet: opts.alphabet,
+        padding_required: opts.padding,
+        reject_whitespace: true,
+        canonical: true,
+    };
+    match decode_fast(&expected, decode_opts)? {
+        Ok(back) if back == plain => Ok(()),
+        other => Err(format!("decoding our own encoding gave {}", show(&other))),
+    }
+}
