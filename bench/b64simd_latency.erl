@@ -67,16 +67,18 @@ scaling_table() ->
     Seconds = seconds(),
     io:format("~n== Scaling: ~b schedulers, b64simd kernel ~s~n",
               [erlang:system_info(schedulers_online), b64simd:kernel()]),
-    io:format("~-8s ~-7s ~12s ~12s ~7s~n", [size, op, "1 worker", "2 workers", ratio]),
+    io:format("~-8s ~-12s ~-7s ~12s ~12s ~7s~n",
+              [size, library, op, "1 worker", "2 workers", ratio]),
     [begin
          One = workers(1, Fun, Seconds),
          Two = workers(2, Fun, Seconds),
-         io:format("~-8s ~-7s ~12.1f ~12.1f ~7.2f~n",
-                   [size_label(Size), Op, mib_per_s(One, Size, Seconds),
+         io:format("~-8s ~-12s ~-7s ~12.1f ~12.1f ~7.2f~n",
+                   [size_label(Size), Lib, Op, mib_per_s(One, Size, Seconds),
                     mib_per_s(Two, Size, Seconds), Two / max(One, 1)])
      end
      || Size <- [64 * 1024, 16 * ?MiB],
-        {"b64simd", Op, Fun} <- workloads(Size)],
+        {Lib, Op, Fun} <- workloads(Size),
+        Lib =:= "b64simd" orelse Lib =:= "binary:copy"],
     ok.
 
 %% @doc Throughput of sliced calls against the unsliced kernel, same NIF.
