@@ -103,6 +103,8 @@ encode(Data) ->
       Data :: iodata(),
       Options :: encode_options(),
       Base64 :: binary().
+encode(Data, Options) when is_binary(Data), map_size(Options) =:= 0 ->
+    finish(b64simd_nif:encode(Data, ?DEFAULT_FLAGS), Data);
 encode(Data, Options) ->
     case {to_binary(Data), encode_flags(Options), line_options(Options)} of
         {badarg, _, _} -> ?RAISE(badarg, [Data, Options]);
@@ -336,6 +338,17 @@ to_binary(_Data) ->
 %% Each returns the NIF's flags, or `badarg' for a non-map, an unknown key
 %% or a bad value (OTP would treat `mode => url' as standard; we refuse it).
 %% The line options are parsed by line_options/1.
+%% The option maps that real code passes are matched whole first (JWTs:
+%% urlsafe without padding): cheaper than building and folding a list, which
+%% cost as much as encoding 32 bytes.
+encode_flags(Options) when map_size(Options) =:= 0 ->
+    ?DEFAULT_FLAGS;
+encode_flags(#{mode := urlsafe, padding := false} = Options) when map_size(Options) =:= 2 ->
+    ?MODE_URLSAFE;
+encode_flags(#{mode := urlsafe} = Options) when map_size(Options) =:= 1 ->
+    ?MODE_URLSAFE bor ?PADDING;
+encode_flags(#{padding := false} = Options) when map_size(Options) =:= 1 ->
+    ?MODE_STANDARD;
 encode_flags(Options) when is_map(Options) ->
     fold_options(fun encode_option/2, ?DEFAULT_FLAGS,
                  maps:to_list(maps:without([line_length, line_break], Options)));
@@ -348,6 +361,14 @@ encode_option({padding, true}, Flags) -> Flags;
 encode_option({padding, false}, Flags) -> Flags band bnot ?PADDING;
 encode_option(_, _Flags) -> badarg.
 
+decode_flags(Options) when map_size(Options) =:= 0 ->
+    ?DEFAULT_FLAGS;
+decode_flags(#{mode := urlsafe, padding := false} = Options) when map_size(Options) =:= 2 ->
+    ?MODE_URLSAFE;
+decode_flags(#{mode := urlsafe} = Options) when map_size(Options) =:= 1 ->
+    ?MODE_URLSAFE bor ?PADDING;
+decode_flags(#{padding := false} = Options) when map_size(Options) =:= 1 ->
+    ?MODE_STANDARD;
 decode_flags(Options) when is_map(Options) ->
     fold_options(fun decode_option/2, ?DEFAULT_FLAGS, maps:to_list(Options));
 decode_flags(_Options) ->
@@ -378,6 +399,9 @@ fold_options(Parse, Flags, [Option | Rest]) ->
 
 %% `unwrapped', `{LineLength, Lf}', or `badarg'. `line_break' alone is
 %% accepted and changes nothing: there is no line to break.
+line_options(Options) when is_map(Options), not is_map_key(line_length, Options),
+                           not is_map_key(line_break, Options) ->
+    unwrapped;
 line_options(Options) when is_map(Options) ->
     case {maps:find(line_length, Options), maps:get(line_break, Options, crlf)} of
         {_, Break} when Break =/= crlf, Break =/= lf -> badarg;

@@ -29,6 +29,21 @@ pub fn maximal_decoded_len(len: usize) -> usize {
     (len / 4) * 3 + [0, 0, 1, 2][len % 4]
 }
 
+/// An upper bound on the decoded length of this input: every byte but its
+/// final `=` (at most two) significant. Exact for input without whitespace,
+/// so decode allocates the right size and never shrinks it. Both simdutf
+/// (whose `maximal_binary_length_from_base64` is this) and the scalar
+/// decoder write at most this much, since `=` never decodes to a byte.
+pub fn decoded_len_bound(input: &[u8]) -> usize {
+    let pads = input
+        .iter()
+        .rev()
+        .take(2)
+        .take_while(|&&b| b == b'=')
+        .count();
+    maximal_decoded_len(input.len() - pads)
+}
+
 pub(crate) fn encode_variant(opts: EncodeOptions) -> Base64Options {
     match (opts.alphabet, opts.padding) {
         (Alphabet::UrlSafe, true) => Base64Options::UrlWithPadding,
@@ -68,19 +83,19 @@ pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usiz
 }
 
 /// Decodes `input` into `output`, which must hold at least
-/// `maximal_decoded_len(input.len())` bytes; returns the bytes written.
+/// `decoded_len_bound(input)` bytes; returns the bytes written.
 pub fn decode_into(
     input: &[u8],
     opts: DecodeOptions,
     output: &mut [u8],
 ) -> Result<usize, DecodeError> {
-    assert!(output.len() >= maximal_decoded_len(input.len()));
+    assert!(output.len() >= decoded_len_bound(input));
     if input.is_empty() {
         return Ok(0);
     }
-    // SAFETY: `output` holds maximal_decoded_len(len) bytes, which is at least
-    // simdutf's maximal_binary_length_from_base64 (that one also subtracts
-    // padding); input and output are distinct borrows.
+    // SAFETY: `output` holds decoded_len_bound(input) bytes, which is
+    // simdutf's maximal_binary_length_from_base64; input and output are
+    // distinct borrows.
     let result = unsafe {
         simdutf::base64_to_binary(
             input.as_ptr(),
@@ -249,6 +264,32 @@ mod tests {
         assert_eq!(encoded_len(3 << 32, true), Some(4 << 32));
         assert_eq!(maximal_decoded_len(4 << 32), 3 << 32);
         assert_eq!(maximal_decoded_len(usize::MAX), usize::MAX / 4 * 3 + 2);
+    }
+
+    #[test]
+    fn decoded_len_bound_is_exact_without_whitespace() {
+        for len in 0..200 {
+            let plain = vec![0xA5u8; len];
+            for padding in [true, false] {
+                let encoded = enc(
+                    &plain,
+                    EncodeOptions {
+                        alphabet: Alphabet::Standard,
+                        padding,
+                    },
+                );
+                assert_eq!(
+                    decoded_len_bound(&encoded),
+                    len,
+                    "len {len} padding {padding}"
+                );
+            }
+        }
+        assert_eq!(
+            decoded_len_bound(b"===="),
+            1,
+            "at most two '=' are discounted"
+        );
     }
 
     #[test]

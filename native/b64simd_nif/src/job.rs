@@ -90,7 +90,7 @@ impl DecodeJob {
     }
 
     /// Decodes about `max_input` more input bytes. `output` is the whole output
-    /// buffer, at least `maximal_decoded_len(input.len())` bytes.
+    /// buffer, at least `codec::decoded_len_bound(input)` bytes.
     pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         if self.locating_error.is_some() {
             return self.scalar_step(input, output, max_input);

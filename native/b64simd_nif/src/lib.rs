@@ -222,7 +222,7 @@ mod nif {
     /// input `{continue, Job}`.
     fn decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
-        let max_len = codec::maximal_decoded_len(input.len());
+        let max_len = codec::decoded_len_bound(input);
         if budget::is_sliced(Work::Decode, input.len()) {
             let output = alloc_binary(max_len)?;
             let job = SlicedJob::new(JobKind::Decode(DecodeJob::new(opts)), output, input.len());
@@ -278,7 +278,7 @@ mod nif {
     #[rustler::nif(schedule = "DirtyCpu")]
     fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
-        decode_now(env, &input, opts, codec::maximal_decoded_len(input.len()))
+        decode_now(env, &input, opts, codec::decoded_len_bound(&input))
     }
 
     /// Gives back the unused tail of a decode buffer in place (whitespace made the
