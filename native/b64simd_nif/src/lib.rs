@@ -182,6 +182,8 @@ mod nif {
 
     direct_nif!("encode", encode);
     direct_nif!("decode", decode);
+    direct_nif!("mime_decode", mime_decode);
+    direct_nif!("is_valid", is_valid);
 
     /// Encodes a binary. Small and medium inputs are encoded here and now; an
     /// input above one timeslice's worth starts a sliced job (`{continue, Job}`).
@@ -451,20 +453,27 @@ mod nif {
 
     /// OTP's `mime_decode`: every byte outside the alphabet skipped. Only the
     /// mode and padding flags apply. Sliced like `decode/2`.
-    #[rustler::nif]
-    fn mime_decode<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+    fn mime_decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
         if opts.reject_whitespace || opts.canonical {
             return Err(Error::BadArg);
         }
-        let mut output = alloc_binary(codec::maximal_decoded_len(input.len()))?;
+        let max_len = codec::maximal_decoded_len(input.len());
+        if max_len <= DECODE_SCRATCH {
+            let mut scratch = [0u8; DECODE_SCRATCH];
+            return Ok(match mime::mime_decode_into(input, opts, &mut scratch) {
+                Ok(written) => NewBinary::from_slice(env, &scratch[..written]).into(),
+                Err(error) => error_term(env, error),
+            });
+        }
+        let mut output = alloc_binary(max_len)?;
         let cost = mime::SLICE_COST;
         if budget::is_sliced(Work::Decode, input.len().saturating_mul(cost)) {
             let job = SlicedJob::new(JobKind::MimeDecode(MimeJob::new(opts)), output, input.len());
-            return run_slice(env, ResourceArc::new(job), &input);
+            return run_slice(env, ResourceArc::new(job), input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-        let result = match mime::mime_decode_into(&input, opts, output.as_mut_slice()) {
+        let result = match mime::mime_decode_into(input, opts, output.as_mut_slice()) {
             Ok(written) => shrink(output, written).release(env).encode(env),
             Err(error) => error_term(env, error),
         };
@@ -475,8 +484,7 @@ mod nif {
     /// Whether `try_decode/2` with these flags would accept the binary,
     /// decoding into a small scratch buffer only: `true`, `false`, or for a
     /// big input `{continue, Job}` (the job's output is that scratch).
-    #[rustler::nif]
-    fn is_valid<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+    fn is_valid<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
         if budget::is_sliced(Work::Decode, input.len()) {
             let scratch = alloc_binary(validate::SCRATCH)?;
@@ -485,10 +493,10 @@ mod nif {
                 scratch,
                 input.len(),
             );
-            return run_slice(env, ResourceArc::new(job), &input);
+            return run_slice(env, ResourceArc::new(job), input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-        let valid = validate::is_valid(&input, opts);
+        let valid = validate::is_valid(input, opts);
         charge(env, Work::Decode, input.len(), started);
         Ok(valid.encode(env))
     }

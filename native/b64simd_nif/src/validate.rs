@@ -138,6 +138,13 @@ impl ValidateJob {
 
 /// The verdict for the whole of `input`, checked in one call.
 pub fn is_valid(input: &[u8], opts: DecodeOptions) -> bool {
+    // A small input is decoded whole into a small stack buffer: zeroing the
+    // 12 KiB scratch would cost more than the decode.
+    const SMALL: usize = 512;
+    if crate::codec::decoded_len_bound(input) <= SMALL {
+        let mut small = [0u8; SMALL];
+        return crate::codec::decode_into(input, opts, &mut small).is_ok();
+    }
     let mut scratch = [0u8; SCRATCH];
     let mut job = ValidateJob::new(opts);
     loop {
