@@ -14,22 +14,7 @@ const GUARD: usize = 64;
 const CANARY: u8 = 0xA5;
 
 pub fn all_decode_options() -> Vec<DecodeOptions> {
-    let mut all = Vec::with_capacity(24);
-    for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
-        for padding_required in [true, false] {
-            for reject_whitespace in [true, false] {
-                for canonical in [true, false] {
-                    all.push(DecodeOptions {
-                        alphabet,
-                        padding_required,
-                        reject_whitespace,
-                        canonical,
-                    });
-                }
-            }
-        }
-    }
-    all
+    DecodeOptions::all()
 }
 
 pub fn all_encode_options() -> Vec<EncodeOptions> {

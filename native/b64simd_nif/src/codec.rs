@@ -310,22 +310,7 @@ mod tests {
     }
 
     fn all_decode_options() -> Vec<DecodeOptions> {
-        let mut all = Vec::new();
-        for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
-            for padding_required in [true, false] {
-                for reject_whitespace in [true, false] {
-                    for canonical in [true, false] {
-                        all.push(DecodeOptions {
-                            alphabet,
-                            padding_required,
-                            reject_whitespace,
-                            canonical,
-                        });
-                    }
-                }
-            }
-        }
-        all
+        DecodeOptions::all()
     }
 
     fn scalar_dec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {

@@ -93,6 +93,29 @@ impl DecodeOptions {
     }
 }
 
+impl DecodeOptions {
+    /// Every combination of the decode options (24), for exhaustive tests
+    /// and the fuzzer.
+    pub fn all() -> Vec<DecodeOptions> {
+        let mut all = Vec::with_capacity(24);
+        for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
+            for padding_required in [true, false] {
+                for reject_whitespace in [true, false] {
+                    for canonical in [true, false] {
+                        all.push(DecodeOptions {
+                            alphabet,
+                            padding_required,
+                            reject_whitespace,
+                            canonical,
+                        });
+                    }
+                }
+            }
+        }
+        all
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
