@@ -21,6 +21,18 @@ pub enum Step {
     Failed(DecodeError),
 }
 
+/// Steps a job until it finishes: the bytes written or the error. The
+/// one-shot form of a sliced job.
+pub fn run_to_end(mut step: impl FnMut() -> Step) -> Result<usize, DecodeError> {
+    loop {
+        match step() {
+            Step::More => continue,
+            Step::Done(written) => return Ok(written),
+            Step::Failed(error) => return Err(error),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct EncodeJob {
     opts: EncodeOptions,
@@ -179,16 +191,9 @@ mod tests {
     fn encode_sliced(input: &[u8], opts: EncodeOptions, slice: usize) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
         let mut job = EncodeJob::new(opts);
-        loop {
-            match job.step(input, &mut out, slice) {
-                Step::More => continue,
-                Step::Done(n) => {
-                    assert_eq!(n, out.len());
-                    return out;
-                }
-                Step::Failed(e) => panic!("encode failed {e:?}"),
-            }
-        }
+        let written = run_to_end(|| job.step(input, &mut out, slice));
+        assert_eq!(written, Ok(out.len()));
+        out
     }
 
     fn decode_sliced(

@@ -237,33 +237,43 @@ mod nif {
     }
 
     /// Small decodes go through a stack buffer and are then copied into a
-    /// binary of the exact size: the maximal size of an 88-character input
-    /// is 66 bytes, one past a heap binary, though it decodes to 64.
+    /// binary of the exact size: whitespace makes the output shorter than its
+    /// bound, and a heap binary (up to 64 bytes) cannot be shrunk in place.
     const DECODE_SCRATCH: usize = 512;
 
-    /// The one-shot decode: small results through a stack buffer, big ones
-    /// into a maximal binary shrunk in place.
+    /// A one-shot decode (`decode` writes into the buffer it is given, which
+    /// holds `max_len` bytes) as a term: small results through a stack
+    /// buffer, big ones into a binary of `max_len` shrunk in place.
+    fn decode_to_term<'a>(
+        env: Env<'a>,
+        max_len: usize,
+        decode: impl FnOnce(&mut [u8]) -> Result<usize, DecodeError>,
+    ) -> NifResult<Term<'a>> {
+        if max_len <= DECODE_SCRATCH {
+            let mut scratch = [0u8; DECODE_SCRATCH];
+            Ok(match decode(&mut scratch) {
+                Ok(written) => NewBinary::from_slice(env, &scratch[..written]).into(),
+                Err(error) => error_term(env, error),
+            })
+        } else {
+            let mut output = alloc_binary(max_len)?;
+            Ok(match decode(output.as_mut_slice()) {
+                Ok(written) => shrink(output, written).release(env).encode(env),
+                Err(error) => error_term(env, error),
+            })
+        }
+    }
+
+    /// The one-shot decode.
     fn decode_now<'a>(
         env: Env<'a>,
         input: &[u8],
         opts: DecodeOptions,
         max_len: usize,
     ) -> NifResult<Term<'a>> {
-        if max_len <= DECODE_SCRATCH {
-            let mut scratch = [0u8; DECODE_SCRATCH];
-            Ok(match codec::decode_into(input, opts, &mut scratch) {
-                Ok(written) => NewBinary::from_slice(env, &scratch[..written]).into(),
-                Err(error) => error_term(env, error),
-            })
-        } else {
-            let mut output = alloc_binary(max_len)?;
-            Ok(
-                match codec::decode_into(input, opts, output.as_mut_slice()) {
-                    Ok(written) => shrink(output, written).release(env).encode(env),
-                    Err(error) => error_term(env, error),
-                },
-            )
-        }
+        decode_to_term(env, max_len, |output| {
+            codec::decode_into(input, opts, output)
+        })
     }
 
     /// For comparison only (the latency probe): the whole input in one call on
@@ -459,24 +469,16 @@ mod nif {
             return Err(Error::BadArg);
         }
         let max_len = codec::maximal_decoded_len(input.len());
-        if max_len <= DECODE_SCRATCH {
-            let mut scratch = [0u8; DECODE_SCRATCH];
-            return Ok(match mime::mime_decode_into(input, opts, &mut scratch) {
-                Ok(written) => NewBinary::from_slice(env, &scratch[..written]).into(),
-                Err(error) => error_term(env, error),
-            });
-        }
-        let mut output = alloc_binary(max_len)?;
         let cost = mime::SLICE_COST;
         if budget::is_sliced(Work::Decode, input.len().saturating_mul(cost)) {
+            let output = alloc_binary(max_len)?;
             let job = SlicedJob::new(JobKind::MimeDecode(MimeJob::new(opts)), output, input.len());
             return run_slice(env, ResourceArc::new(job), input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-        let result = match mime::mime_decode_into(input, opts, output.as_mut_slice()) {
-            Ok(written) => shrink(output, written).release(env).encode(env),
-            Err(error) => error_term(env, error),
-        };
+        let result = decode_to_term(env, max_len, |output| {
+            mime::mime_decode_into(input, opts, output)
+        })?;
         charge(env, Work::Decode, input.len().saturating_mul(cost), started);
         Ok(result)
     }

@@ -20,9 +20,9 @@
 //! block. A job switches to filtering for good once simdutf fails.
 
 use crate::codec::{decode_variant, decode_window, Window};
-use crate::job::Step;
+use crate::job::{run_to_end, Step};
 use crate::options::{Alphabet, DecodeOptions};
-use crate::scalar::{sextet, DecodeError};
+use crate::scalar::{self, sextet, DecodeError};
 use simdutf::{ErrorCode, LastChunkHandlingOptions};
 
 /// How many times longer than plain decode `mime_decode` takes: simdutf on
@@ -37,22 +37,11 @@ pub const SLICE_COST: usize = 16;
 /// Alphabet characters filtered per block: the scratch buffer stays in L1.
 const BLOCK: usize = 16 * 1024;
 
-fn alphabet_table(alphabet: Alphabet) -> [bool; 256] {
-    let mut table = [false; 256];
-    for byte in 0..=255u8 {
-        table[byte as usize] = match byte {
-            b'+' | b'/' => alphabet != Alphabet::UrlSafe,
-            b'-' | b'_' => alphabet != Alphabet::Standard,
-            _ => byte.is_ascii_alphanumeric(),
-        };
-    }
-    table
-}
-
 /// The filter's state between two blocks.
 #[derive(Clone, Debug)]
 struct Filter {
-    is_alphabet: [bool; 256],
+    /// The alphabet's classes (`scalar::class_table_for`).
+    classes: &'static [u8; 256],
     /// Alphabet characters read but not decoded yet: fewer than 4.
     pending: [u8; 4],
     pending_len: usize,
@@ -94,7 +83,7 @@ impl MimeJob {
                 Some(step) => return step,
                 None => {
                     self.filter = Some(Box::new(Filter {
-                        is_alphabet: alphabet_table(self.opts.alphabet),
+                        classes: scalar::class_table_for(self.opts.alphabet),
                         pending: [0; 4],
                         pending_len: 0,
                         last_significant: 0,
@@ -179,7 +168,7 @@ impl Filter {
     fn read(&mut self, block: &[u8], offset: usize, chars: &mut [u8]) -> usize {
         chars[..self.pending_len].copy_from_slice(&self.pending[..self.pending_len]);
         let mut count = self.pending_len;
-        let table = &self.is_alphabet;
+        let classes = self.classes;
         // Branch-free: every byte is stored, only alphabet characters
         // advance. `chars` has room for the whole block after the pending.
         let room = &mut chars[..count + block.len()];
@@ -187,12 +176,12 @@ impl Filter {
             if let Some(slot) = room.get_mut(count) {
                 *slot = byte;
             }
-            count += usize::from(table[usize::from(byte)]);
+            count += usize::from(scalar::is_sextet_class(classes[usize::from(byte)]));
         }
         if count > self.pending_len {
             if let Some(last) = block
                 .iter()
-                .rposition(|&b| self.is_alphabet[usize::from(b)])
+                .rposition(|&b| scalar::is_sextet_class(classes[usize::from(b)]))
             {
                 self.last_significant = offset + last;
                 self.pad_after_last = block[last + 1..].contains(&b'=');
@@ -265,20 +254,27 @@ pub fn mime_decode_into(
     output: &mut [u8],
 ) -> Result<usize, DecodeError> {
     let mut job = MimeJob::new(opts);
-    loop {
-        match job.step(input, output, usize::MAX) {
-            Step::More => continue,
-            Step::Done(written) => return Ok(written),
-            Step::Failed(error) => return Err(error),
-        }
-    }
+    run_to_end(|| job.step(input, output, usize::MAX))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codec::maximal_decoded_len;
-    use crate::test_support::{run_steps, Rng};
+    use crate::test_support::Rng;
+
+    /// The oracle's own alphabet, written independently of `scalar`.
+    fn alphabet_table(alphabet: Alphabet) -> [bool; 256] {
+        let mut table = [false; 256];
+        for byte in 0..=255u8 {
+            table[byte as usize] = match byte {
+                b'+' | b'/' => alphabet != Alphabet::UrlSafe,
+                b'-' | b'_' => alphabet != Alphabet::Standard,
+                _ => byte.is_ascii_alphanumeric(),
+            };
+        }
+        table
+    }
 
     /// OTP 26's mime_decode, transcribed clause by clause: the oracle.
     fn otp(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
@@ -332,7 +328,7 @@ mod tests {
     fn sliced(input: &[u8], opts: DecodeOptions, slice: usize) -> Result<Vec<u8>, DecodeError> {
         let mut out = vec![0u8; maximal_decoded_len(input.len())];
         let mut job = MimeJob::new(opts);
-        run_steps(|| job.step(input, &mut out, slice)).map(|n| out[..n].to_vec())
+        run_to_end(|| job.step(input, &mut out, slice)).map(|n| out[..n].to_vec())
     }
 
     #[test]

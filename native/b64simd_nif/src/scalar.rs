@@ -84,12 +84,20 @@ static STANDARD_CLASSES: [u8; 256] = class_table(Alphabet::Standard);
 static URLSAFE_CLASSES: [u8; 256] = class_table(Alphabet::UrlSafe);
 static ANY_CLASSES: [u8; 256] = class_table(Alphabet::Any);
 
-fn class_table_for(alphabet: Alphabet) -> &'static [u8; 256] {
+/// The classification table of an alphabet, for other byte-at-a-time
+/// readers (mime_decode's filter); see `is_sextet_class`.
+pub(crate) fn class_table_for(alphabet: Alphabet) -> &'static [u8; 256] {
     match alphabet {
         Alphabet::Standard => &STANDARD_CLASSES,
         Alphabet::UrlSafe => &URLSAFE_CLASSES,
         Alphabet::Any => &ANY_CLASSES,
     }
+}
+
+/// Whether a class-table entry is an alphabet character (a sextet value).
+#[inline]
+pub(crate) fn is_sextet_class(class: u8) -> bool {
+    class < PAD
 }
 
 #[inline]

@@ -15,16 +15,3 @@ impl Rng {
         (0..len).map(|_| self.next() as u8).collect()
     }
 }
-
-/// Steps a sliced job until it finishes: the bytes written or the error.
-pub fn run_steps(
-    mut step: impl FnMut() -> crate::job::Step,
-) -> Result<usize, crate::scalar::DecodeError> {
-    loop {
-        match step() {
-            crate::job::Step::More => continue,
-            crate::job::Step::Done(written) => return Ok(written),
-            crate::job::Step::Failed(error) => return Err(error),
-        }
-    }
-}

@@ -7,7 +7,7 @@
 use crate::codec::{
     check_final_quantum, check_skipped_bytes, decode_variant, decode_window, Window,
 };
-use crate::job::Step;
+use crate::job::{run_to_end, Step};
 use crate::options::DecodeOptions;
 use crate::scalar::Decoder;
 use simdutf::{ErrorCode, LastChunkHandlingOptions};
@@ -147,13 +147,7 @@ pub fn is_valid(input: &[u8], opts: DecodeOptions) -> bool {
     }
     let mut scratch = [0u8; SCRATCH];
     let mut job = ValidateJob::new(opts);
-    loop {
-        match job.step(input, &mut scratch, usize::MAX) {
-            Step::More => continue,
-            Step::Done(_) => return true,
-            Step::Failed(_) => return false,
-        }
-    }
+    run_to_end(|| job.step(input, &mut scratch, usize::MAX)).is_ok()
 }
 
 #[cfg(test)]
@@ -162,7 +156,7 @@ mod tests {
     use crate::codec::{decode_into, encoded_len, maximal_decoded_len};
     use crate::options::Alphabet;
     use crate::scalar::DecodeError;
-    use crate::test_support::{run_steps, Rng};
+    use crate::test_support::Rng;
 
     fn try_decode(input: &[u8], opts: DecodeOptions) -> Result<(), DecodeError> {
         let mut out = vec![0u8; maximal_decoded_len(input.len())];
@@ -177,7 +171,7 @@ mod tests {
     ) -> Result<(), DecodeError> {
         let mut scratch = vec![0u8; scratch];
         let mut job = ValidateJob::new(opts);
-        run_steps(|| job.step(input, &mut scratch, slice)).map(|_| ())
+        run_to_end(|| job.step(input, &mut scratch, slice)).map(|_| ())
     }
 
     /// The same verdict (and, for a sliced job, the same reason) as

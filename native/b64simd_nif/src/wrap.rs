@@ -257,8 +257,9 @@ pub fn encode_wrapped_into(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::run_to_end;
     use crate::options::Alphabet;
-    use crate::test_support::{run_steps, Rng};
+    use crate::test_support::Rng;
 
     /// The obvious definition: encode, then cut into lines and join them.
     fn reference(input: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
@@ -272,7 +273,7 @@ mod tests {
     fn wrapped(input: &[u8], opts: EncodeOptions, lines: Lines, slice: usize) -> Vec<u8> {
         let mut out = vec![0u8; wrapped_len(input.len(), opts.padding, lines).unwrap()];
         let mut job = WrapJob::new(opts, lines);
-        let written = run_steps(|| job.step(input, &mut out, slice));
+        let written = run_to_end(|| job.step(input, &mut out, slice));
         assert_eq!(written, Ok(out.len()));
         out
     }
