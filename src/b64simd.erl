@@ -6,7 +6,7 @@
 %% `error(Reason, Args, [{error_info, ...}])' where `Reason' names what is
 %% wrong and its 0-based byte offset in the flattened input, and
 %% `try_decode/1,2' returns it as `{error, Reason}'. Big inputs are processed
-%% in slices of about 1 ms, so no call blocks a scheduler.
+%% in slices of about 125 us, so no call blocks a scheduler.
 -module(b64simd).
 
 -export([encode/1, encode/2, encode_to_string/1, encode_to_string/2]).
@@ -298,17 +298,23 @@ encode_binary(Data, Flags) ->
 
 %% The decoded binary, `{error, Reason}', or `badarg' for bad iodata or
 %% options; the caller raises, so that the stack trace names the API call.
-decode_iodata(_Base64, badarg) ->
-    badarg;
-decode_iodata(Base64, Flags) when is_binary(Base64) ->
+%% A binary with good flags, the hot case, calls the NIF directly rather
+%% than through a fun.
+decode_iodata(Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
     finish(b64simd_nif:decode(Base64, Flags), Base64);
 decode_iodata(Base64, Flags) ->
+    run_iodata(fun b64simd_nif:decode/2, Base64, Flags).
+
+%% The NIF's result for iodata, or `badarg' for bad iodata or options.
+run_iodata(_Nif, _Base64, badarg) ->
+    badarg;
+run_iodata(Nif, Base64, Flags) ->
     case to_binary(Base64) of
         badarg -> badarg;
-        Binary -> finish(b64simd_nif:decode(Binary, Flags), Binary)
+        Binary -> finish(Nif(Binary, Flags), Binary)
     end.
 
-%% Big inputs come back as `{continue, Job}' after each slice of about 1 ms;
+%% Big inputs come back as `{continue, Job}' after each slice (125 us of work);
 %% calling back in from Erlang lets the scheduler run others in between.
 finish({continue, Job}, Input) ->
     finish(b64simd_nif:continue(Job, Input), Input);
@@ -417,17 +423,8 @@ encode_wrapped(Data, Flags, Length, Lf) ->
     finish(b64simd_nif:encode_wrapped(Data, Flags, Length, Lf), Data).
 
 %%====================================================================
-%% Internal: mime_decode and is_valid
+%% Internal: mime_decode options
 %%====================================================================
-
-%% The NIF's result for iodata, or `badarg' for bad iodata or options.
-run_iodata(_Nif, _Base64, badarg) ->
-    badarg;
-run_iodata(Nif, Base64, Flags) ->
-    case to_binary(Base64) of
-        badarg -> badarg;
-        Binary -> finish(Nif(Binary, Flags), Binary)
-    end.
 
 %% mime_decode takes OTP 26's options only: whitespace is always skipped
 %% and the unused bits are always dropped, as OTP does.
