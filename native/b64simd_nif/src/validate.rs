@@ -5,12 +5,11 @@
 //! (the definition of the rules) reads on, into the same scratch buffer.
 
 use crate::codec::{
-    check_final_quantum, check_skipped_bytes, decode_variant, decode_window, Window,
+    check_final_quantum, check_skipped_bytes, decode_window, decodes_whole, Window,
 };
 use crate::job::{run_to_end, Step};
 use crate::options::DecodeOptions;
 use crate::scalar::Decoder;
-use simdutf::{ErrorCode, LastChunkHandlingOptions};
 
 /// Scratch bytes for a one-shot check: 16 KiB of input per simdutf call.
 pub const SCRATCH: usize = 12 * 1024;
@@ -27,27 +26,6 @@ pub struct ValidateJob {
     /// until then simdutf's plain decode checks window after window, which
     /// costs less per call than its bounded-output variant.
     unbroken: bool,
-}
-
-/// Whether `piece` is nothing but alphabet characters in whole quanta: then
-/// simdutf's loose decode of it succeeds and writes exactly 3 bytes per 4.
-/// (Whitespace, `=` or a partial quantum would make it write fewer.)
-fn decodes_whole(piece: &[u8], opts: DecodeOptions, scratch: &mut [u8]) -> bool {
-    if !piece.len().is_multiple_of(4) || scratch.len() < piece.len() / 4 * 3 {
-        return false;
-    }
-    // SAFETY: `scratch` holds the 3 bytes per 4 characters that a decode of
-    // `piece` can write (at most maximal_decoded_len); distinct borrows.
-    let result = unsafe {
-        simdutf::base64_to_binary(
-            piece.as_ptr(),
-            piece.len(),
-            scratch.as_mut_ptr(),
-            decode_variant(opts.alphabet),
-            LastChunkHandlingOptions::Loose,
-        )
-    };
-    result.error == ErrorCode::Success && result.count == piece.len() / 4 * 3
 }
 
 impl ValidateJob {
@@ -76,7 +54,7 @@ impl ValidateJob {
             let rest = &input[self.in_pos..];
             if self.unbroken {
                 let piece = &rest[..rest.len().min(window / 3 * 4)];
-                if piece.len() < rest.len() && decodes_whole(piece, self.opts, scratch) {
+                if piece.len() < rest.len() && decodes_whole(piece, self.opts.alphabet, scratch) {
                     self.in_pos += piece.len();
                     self.decoded += piece.len() / 4 * 3;
                     if self.in_pos >= end {
