@@ -316,6 +316,8 @@ run_iodata(Nif, Base64, Flags) ->
 
 %% Big inputs come back as `{continue, Job}' after each slice (125 us of work);
 %% calling back in from Erlang lets the scheduler run others in between.
+%% Inlined: a local call is a noticeable part of a 50 ns encode.
+-compile({inline, [finish/2, decode_iodata/2]}).
 finish({continue, Job}, Input) ->
     finish(b64simd_nif:continue(Job, Input), Input);
 finish(Result, _Input) ->
