@@ -42,20 +42,38 @@ main() ->
 
 latency(Csv) ->
     Seconds = seconds(),
-    io:format("~n== Scheduler latency probe: ~b normal scheduler(s), ~.1f s per row, "
-              "b64simd kernel ~s, slice bytes ~p~n",
-              [erlang:system_info(schedulers_online), Seconds, b64simd:kernel(),
+    Rounds = rounds(),
+    io:format("~n== Scheduler latency probe: ~b normal scheduler(s), ~.1f s per row in ~b "
+              "interleaved rounds, b64simd kernel ~s, slice bytes ~p~n",
+              [erlang:system_info(schedulers_online), Seconds, Rounds, b64simd:kernel(),
                b64simd_nif:slice_bytes()]),
-    Idle = probe(fun() -> timer:sleep(10) end, 0, Seconds),
     Header = io_lib:format("~-22s ~-7s ~8s ~9s ~9s ~9s ~11s~n",
                            [library, op, size, "p50 ms", "p99 ms", "max ms", "MiB/s"]),
     io:format("~s", [Header]),
-    print_row("idle", "-", 0, Idle),
-    Rows = [{Lib, Op, Size, probe(Fun, Size, Seconds)}
-            || Size <- sizes(),
-               {Lib, Op, Fun} <- workloads(Size)],
-    [print_row(Lib, Op, Size, Result) || {Lib, Op, Size, Result} <- Rows],
-    write_csv(Csv, [{"idle", "-", 0, Idle} | Rows]).
+    Rows = lists:append([size_rows(Size, Seconds, Rounds) || Size <- sizes()]),
+    write_csv(Csv, Rows).
+
+%% Every workload of a size (and an idle row, the noise floor of that
+%% moment) is probed in turn, round after round, and each row pools its
+%% rounds: a burst of outside load on this shared machine then lands on
+%% every library of the size instead of on one of them.
+size_rows(Size, Seconds, Rounds) ->
+    Workloads = [{"idle", "-", fun() -> timer:sleep(10) end} | workloads(Size)],
+    PerRound = [[probe(Fun, Seconds / Rounds) || {_Lib, _Op, Fun} <- Workloads]
+                || _ <- lists:seq(1, Rounds)],
+    Pooled = [pool(Probes) || Probes <- transpose(PerRound)],
+    Rows = [{Lib, Op, Size, Result} || {{Lib, Op, _Fun}, Result} <- lists:zip(Workloads, Pooled)],
+    [print_row(Lib, Op, Size, Result) || {Lib, Op, _, Result} <- Rows],
+    Rows.
+
+transpose([[] | _]) -> [];
+transpose(Lists) -> [[hd(L) || L <- Lists] | transpose([tl(L) || L <- Lists])].
+
+%% {Calls, P50, P99, Max} over all rounds' pings.
+pool(Probes) ->
+    Calls = lists:sum([C || {C, _} <- Probes]),
+    Delays = lists:append([D || {_, D} <- Probes]),
+    {Calls, percentile(Delays, 50), percentile(Delays, 99), lists:max([0 | Delays])}.
 
 %% @doc Combined throughput of 1 and 2 workers (run with `+S 2').
 -spec scaling() -> no_return().
@@ -69,9 +87,13 @@ scaling_table() ->
               [erlang:system_info(schedulers_online), b64simd:kernel()]),
     io:format("~-8s ~-12s ~-7s ~12s ~12s ~7s~n",
               [size, library, op, "1 worker", "2 workers", ratio]),
+    Rounds = rounds(),
+    %% One worker, then two, round after round: outside load hits both.
     [begin
-         One = workers(1, Fun, Seconds),
-         Two = workers(2, Fun, Seconds),
+         Pairs = [{workers(1, Fun, Seconds / Rounds), workers(2, Fun, Seconds / Rounds)}
+                  || _ <- lists:seq(1, Rounds)],
+         {Ones, Twos} = lists:unzip(Pairs),
+         {One, Two} = {lists:sum(Ones), lists:sum(Twos)},
          io:format("~-8s ~-12s ~-7s ~12.1f ~12.1f ~7.2f~n",
                    [size_label(Size), Lib, Op, mib_per_s(One, Size, Seconds),
                     mib_per_s(Two, Size, Seconds), Two / max(One, 1)])
@@ -119,8 +141,14 @@ sizes() ->
 
 seconds() ->
     case os:getenv("LATENCY_SECONDS") of
-        false -> 2.0;
+        false -> 3.0;
         Text -> float(list_to_integer(Text))
+    end.
+
+rounds() ->
+    case os:getenv("LATENCY_ROUNDS") of
+        false -> 3;
+        Text -> list_to_integer(Text)
     end.
 
 %% {Library, Operation, fun() -> _} for every library present.
@@ -155,8 +183,9 @@ payload(Size) ->
 %% Probe
 %%--------------------------------------------------------------------
 
-%% Runs Fun in a loop in one process while another measures timer lateness.
-probe(Fun, _Size, Seconds) ->
+%% Runs Fun in a loop in one process while another measures timer lateness:
+%% {Calls, Delays in us}.
+probe(Fun, Seconds) ->
     garbage_collect(),
     Self = self(),
     Worker = spawn_link(fun() -> worker(Fun, 0, Self) end),
@@ -166,7 +195,7 @@ probe(Fun, _Size, Seconds) ->
     Delays = receive {delays, Ds} -> Ds end,
     Worker ! stop,
     Calls = receive {calls, N} -> N end,
-    {Calls, percentile(Delays, 50), percentile(Delays, 99), lists:max([0 | Delays])}.
+    {Calls, Delays}.
 
 worker(Fun, Calls, Parent) ->
     Fun(),
@@ -216,9 +245,12 @@ mib_per_s(Calls, Size, Seconds) ->
 %%--------------------------------------------------------------------
 
 print_row(Lib, Op, Size, {Calls, P50, P99, Max}) ->
-    io:format("~-22s ~-7s ~8s ~9.2f ~9.2f ~9.2f ~11.1f~n",
-              [Lib, Op, size_label(Size), P50 / 1000, P99 / 1000, Max / 1000,
-               mib_per_s(Calls, Size, seconds())]).
+    Throughput = case Lib of
+                     "idle" -> "-";
+                     _ -> io_lib:format("~.1f", [mib_per_s(Calls, Size, seconds())])
+                 end,
+    io:format("~-22s ~-7s ~8s ~9.2f ~9.2f ~9.2f ~11s~n",
+              [Lib, Op, size_label(Size), P50 / 1000, P99 / 1000, Max / 1000, Throughput]).
 
 size_label(0) -> "-";
 size_label(Size) when Size >= ?MiB -> integer_to_list(Size div ?MiB) ++ " MiB";
