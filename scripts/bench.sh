@@ -59,6 +59,21 @@ if [ "$what" != latency ]; then
     echo "plot: $plot"
 fi
 
+# The per-call floor of small calls: a C NIF that does everything but the
+# encoding, built here against the installed erts headers (erlang-dev).
+if [ "$what" != latency ]; then
+    erts_include=$(erl -noshell -eval \
+        'io:format("~s", [filename:join([code:root_dir(), "usr", "include"])]), halt().')
+    case $(uname -s) in
+        Darwin) nif_ldflags="-bundle -undefined dynamic_lookup" ;;
+        *) nif_ldflags="-shared" ;;
+    esac
+    # shellcheck disable=SC2086 # nif_ldflags is a list of flags
+    ${CC:-cc} -O2 -fPIC $nif_ldflags -I"$erts_include" -o "$ebin/b64simd_floor_nif.so" \
+        bench/c_src/b64simd_floor_nif.c
+    run_logged "bench/results/floor-$stamp.txt" b64simd_floor "$ebin"
+fi
+
 # Hook for issue 3: the probe picks its own scheduler settings at run time
 # (erlang:system_flag(schedulers_online, N)) and writes under bench/results/.
 if [ "$what" != throughput ] && [ -f bench/b64simd_latency.erl ]; then

@@ -1,0 +1,83 @@
+%% @doc Per-call floor of small calls (issue 4's 32-byte target): how long a
+%% call takes that does everything a Base64 NIF must do except encoding,
+%% next to `binary:copy/1', b64simd and (when `B64VERYFAST_EBIN' is set)
+%% b64veryfast. The floor NIF is `bench/c_src/b64simd_floor_nif.c', built
+%% by `scripts/bench.sh'.
+%%
+%% Each case runs CALLS calls through a fun, in rounds that take every case
+%% in turn (outside load then spreads over all of them); the table shows the
+%% median of the rounds, loop included, and the ratio to `binary:copy/1'.
+-module(b64simd_floor).
+
+-export([main/1]).
+
+-define(ROUNDS, 7).
+-define(CALLS, 2_000_000).
+
+-spec main([string()]) -> no_return().
+main([NifDir]) ->
+    ok = b64simd_floor_nif:load(NifDir),
+    Peer = peer_loaded(),
+    io:format("~n== Per-call floor: ns per call (median of ~B interleaved rounds of ~B calls), "
+              "loop included; x = over binary:copy/1~n", [?ROUNDS, ?CALLS]),
+    [report(Size, cases(Size, Peer)) || Size <- [16, 32, 64]],
+    halt(0).
+
+cases(Size, Peer) ->
+    Raw = payload(Size),
+    Base64 = base64:encode(Raw),
+    [{"empty loop", fun(B) -> B end, Raw},
+     {"binary:copy/1", fun binary:copy/1, Raw},
+     {"C NIF: identity", fun b64simd_floor_nif:identity/1, Raw},
+     {"C NIF: inspect + new binary", fun b64simd_floor_nif:inspect_and_allocate/1, Raw},
+     {"b64simd:encode/1", fun b64simd:encode/1, Raw},
+     {"b64simd:decode/1", fun b64simd:decode/1, Base64}]
+    ++ [{"b64veryfast:encode64/1", fun b64veryfast:encode64/1, Raw} || Peer]
+    ++ [{"b64veryfast:decode64/1", fun b64veryfast:decode64/1, Base64} || Peer].
+
+report(Size, Cases) ->
+    Rounds = [[ns_per_call(Fun, Input) || {_Name, Fun, Input} <- Cases]
+              || _ <- lists:seq(1, ?ROUNDS)],
+    Medians = [median(Column) || Column <- transpose(Rounds)],
+    Copy = lists:nth(2, Medians),
+    io:format("~B B payload~n", [Size]),
+    [io:format("  ~-30s ~7.1f ns  ~5.2fx~n", [Name, Ns, Ns / Copy])
+     || {{Name, _, _}, Ns} <- lists:zip(Cases, Medians)],
+    ok.
+
+%% In a fresh process, so every case starts from the same heap state.
+ns_per_call(Fun, Input) ->
+    {Pid, Ref} = spawn_monitor(
+                   fun() ->
+                           Start = erlang:monotonic_time(nanosecond),
+                           loop(Fun, Input, ?CALLS),
+                           exit({elapsed, erlang:monotonic_time(nanosecond) - Start})
+                   end),
+    receive
+        {'DOWN', Ref, process, Pid, {elapsed, Elapsed}} -> Elapsed / ?CALLS
+    end.
+
+loop(_Fun, _Input, 0) ->
+    ok;
+loop(Fun, Input, N) ->
+    _ = Fun(Input),
+    loop(Fun, Input, N - 1).
+
+peer_loaded() ->
+    case os:getenv("B64VERYFAST_EBIN") of
+        Dir when is_list(Dir), Dir =/= "" ->
+            code:add_patha(filename:absname(Dir)) =:= true andalso
+                code:ensure_loaded(b64veryfast) =:= {module, b64veryfast};
+        _ ->
+            false
+    end.
+
+payload(Size) ->
+    rand:seed(exsss, {Size, 16#b64, 16#51d}),
+    rand:bytes(Size).
+
+median(Values) ->
+    lists:nth((length(Values) + 1) div 2, lists:sort(Values)).
+
+transpose([[] | _]) -> [];
+transpose(Rows) -> [[hd(R) || R <- Rows] | transpose([tl(R) || R <- Rows])].
