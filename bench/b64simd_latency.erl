@@ -47,8 +47,9 @@ latency(Csv) ->
               "interleaved rounds, b64simd kernel ~s, slice bytes ~p~n",
               [erlang:system_info(schedulers_online), Seconds, Rounds, b64simd:kernel(),
                b64simd_nif:slice_bytes()]),
-    Header = io_lib:format("~-22s ~-7s ~8s ~9s ~9s ~9s ~11s~n",
-                           [library, op, size, "p50 ms", "p99 ms", "max ms", "MiB/s"]),
+    Header = io_lib:format("~-22s ~-7s ~8s ~9s ~9s ~13s ~9s ~11s~n",
+                           [library, op, size, "p50 ms", "p99 ms", "p99 rounds", "max ms",
+                            "MiB/s"]),
     io:format("~s", [Header]),
     Rows = lists:append([size_rows(Size, Seconds, Rounds) || Size <- sizes()]),
     write_csv(Csv, Rows).
@@ -69,11 +70,14 @@ size_rows(Size, Seconds, Rounds) ->
 transpose([[] | _]) -> [];
 transpose(Lists) -> [[hd(L) || L <- Lists] | transpose([tl(L) || L <- Lists])].
 
-%% {Calls, P50, P99, Max} over all rounds' pings.
+%% {Calls, P50, P99, Max} over all rounds' pings, and the lowest and highest
+%% p99 of a single round: how far the noise of the moment moves it.
 pool(Probes) ->
     Calls = lists:sum([C || {C, _} <- Probes]),
     Delays = lists:append([D || {_, D} <- Probes]),
-    {Calls, percentile(Delays, 50), percentile(Delays, 99), lists:max([0 | Delays])}.
+    RoundP99s = [percentile(D, 99) || {_, D} <- Probes],
+    {Calls, percentile(Delays, 50), percentile(Delays, 99), lists:max([0 | Delays]),
+     lists:min(RoundP99s), lists:max(RoundP99s)}.
 
 %% @doc Combined throughput of 1 and 2 workers (run with `+S 2').
 -spec scaling() -> no_return().
@@ -244,13 +248,15 @@ mib_per_s(Calls, Size, Seconds) ->
 %% Output
 %%--------------------------------------------------------------------
 
-print_row(Lib, Op, Size, {Calls, P50, P99, Max}) ->
+print_row(Lib, Op, Size, {Calls, P50, P99, Max, RoundMin, RoundMax}) ->
     Throughput = case Lib of
                      "idle" -> "-";
                      _ -> io_lib:format("~.1f", [mib_per_s(Calls, Size, seconds())])
                  end,
-    io:format("~-22s ~-7s ~8s ~9.2f ~9.2f ~9.2f ~11s~n",
-              [Lib, Op, size_label(Size), P50 / 1000, P99 / 1000, Max / 1000, Throughput]).
+    Spread = io_lib:format("~.2f-~.2f", [RoundMin / 1000, RoundMax / 1000]),
+    io:format("~-22s ~-7s ~8s ~9.2f ~9.2f ~13s ~9.2f ~11s~n",
+              [Lib, Op, size_label(Size), P50 / 1000, P99 / 1000, Spread, Max / 1000,
+               Throughput]).
 
 size_label(0) -> "-";
 size_label(Size) when Size >= ?MiB -> integer_to_list(Size div ?MiB) ++ " MiB";
@@ -258,9 +264,10 @@ size_label(Size) -> integer_to_list(Size div 1024) ++ " KiB".
 
 write_csv(Path, Rows) ->
     ok = filelib:ensure_dir(Path),
-    Lines = ["library,op,size_bytes,calls,p50_us,p99_us,max_us\n"
-             | [io_lib:format("~s,~s,~b,~b,~b,~b,~b~n", [Lib, Op, Size, Calls, P50, P99, Max])
-                || {Lib, Op, Size, {Calls, P50, P99, Max}} <- Rows]],
+    Lines = ["library,op,size_bytes,calls,p50_us,p99_us,max_us,round_p99_min_us,round_p99_max_us\n"
+             | [io_lib:format("~s,~s,~b,~b,~b,~b,~b,~b,~b~n",
+                              [Lib, Op, Size, Calls, P50, P99, Max, RoundMin, RoundMax])
+                || {Lib, Op, Size, {Calls, P50, P99, Max, RoundMin, RoundMax}} <- Rows]],
     ok = file:write_file(Path, Lines),
     io:format("written ~s~n", [Path]).
 
