@@ -362,6 +362,10 @@ encode_flags(#{mode := urlsafe} = Options) when map_size(Options) =:= 1 ->
     ?MODE_URLSAFE bor ?PADDING;
 encode_flags(#{padding := false} = Options) when map_size(Options) =:= 1 ->
     ?MODE_STANDARD;
+encode_flags(#{line_length := _} = Options) when map_size(Options) =:= 1 ->
+    ?DEFAULT_FLAGS;
+encode_flags(#{line_length := _, line_break := _} = Options) when map_size(Options) =:= 2 ->
+    ?DEFAULT_FLAGS;
 encode_flags(Options) when is_map(Options) ->
     fold_options(fun encode_option/2, ?DEFAULT_FLAGS,
                  maps:to_list(maps:without([line_length, line_break], Options)));

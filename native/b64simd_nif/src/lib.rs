@@ -13,6 +13,7 @@ pub mod kernel;
 pub mod mime;
 pub mod options;
 pub mod scalar;
+pub mod scratch;
 #[cfg(test)]
 mod test_support;
 pub mod validate;

@@ -23,6 +23,7 @@ use crate::codec::{decode_variant, decode_window, Window};
 use crate::job::{run_to_end, Step};
 use crate::options::{Alphabet, DecodeOptions};
 use crate::scalar::{self, sextet, DecodeError};
+use crate::scratch::with_scratch;
 use simdutf::{ErrorCode, LastChunkHandlingOptions};
 
 /// How many times longer than plain decode `mime_decode` takes: simdutf on
@@ -133,19 +134,21 @@ impl MimeJob {
         let end = input
             .len()
             .min(self.in_pos.saturating_add(max_input.max(1)));
-        let mut chars = [0u8; BLOCK + 4];
-        for (index, block) in input[self.in_pos..end].chunks(BLOCK).enumerate() {
-            let offset = self.in_pos + index * BLOCK;
-            let count = filter.read(block, offset, &mut chars);
-            let whole = count / 4 * 4;
-            self.out_pos += decode_groups(
-                &chars[..whole],
-                self.opts.alphabet,
-                &mut output[self.out_pos..],
-            );
-            filter.pending_len = count - whole;
-            filter.pending[..count - whole].copy_from_slice(&chars[whole..count]);
-        }
+        with_scratch(|scratch| {
+            let chars = &mut scratch[..BLOCK + 4];
+            for (index, block) in input[self.in_pos..end].chunks(BLOCK).enumerate() {
+                let offset = self.in_pos + index * BLOCK;
+                let count = filter.read(block, offset, chars);
+                let whole = count / 4 * 4;
+                self.out_pos += decode_groups(
+                    &chars[..whole],
+                    self.opts.alphabet,
+                    &mut output[self.out_pos..],
+                );
+                filter.pending_len = count - whole;
+                filter.pending[..count - whole].copy_from_slice(&chars[whole..count]);
+            }
+        });
         self.in_pos = end;
         if end < input.len() {
             return Step::More;

@@ -10,7 +10,7 @@ use crate::codec::{
 use crate::job::{run_to_end, Step};
 use crate::options::DecodeOptions;
 use crate::scalar::Decoder;
-use std::cell::RefCell;
+use crate::scratch::with_scratch;
 
 /// Scratch bytes for a one-shot check: 16 KiB of input per simdutf call.
 pub const SCRATCH: usize = 12 * 1024;
@@ -115,21 +115,9 @@ impl ValidateJob {
     }
 }
 
-thread_local! {
-    /// One scratch buffer per thread (scheduler), zeroed once: zeroing a
-    /// fresh 12 KiB on every call cost as much as checking 4 KiB of input.
-    /// Plain bytes, so no thread-exit destructor points into this library
-    /// after the NIF is purged.
-    static SCRATCH_BUFFER: RefCell<[u8; SCRATCH]> = const { RefCell::new([0; SCRATCH]) };
-}
-
 /// The verdict for the whole of `input`, checked in one call.
 pub fn is_valid(input: &[u8], opts: DecodeOptions) -> bool {
-    SCRATCH_BUFFER.with(|buffer| match buffer.try_borrow_mut() {
-        Ok(mut scratch) => is_valid_with(input, opts, &mut scratch[..]),
-        // Not reentrant, so never taken; a fresh buffer is still correct.
-        Err(_) => is_valid_with(input, opts, &mut vec![0u8; SCRATCH]),
-    })
+    with_scratch(|scratch| is_valid_with(input, opts, &mut scratch[..SCRATCH]))
 }
 
 fn is_valid_with(input: &[u8], opts: DecodeOptions, scratch: &mut [u8]) -> bool {

@@ -14,6 +14,7 @@
 use crate::codec::{encode_into, encode_variant, encoded_len};
 use crate::job::Step;
 use crate::options::EncodeOptions;
+use crate::scratch::with_scratch;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineBreak {
@@ -172,12 +173,13 @@ impl WrapJob {
 
     /// `piece` is whole 3-byte groups, or the end of the input.
     fn encode_blocks(&mut self, piece: &[u8], output: &mut [u8]) {
-        let mut block = [0u8; BLOCK_INPUT / 3 * 4];
-        for group in piece.chunks(BLOCK_INPUT) {
-            let text = &mut block[..encoded_len(group.len(), self.opts.padding).unwrap_or(0)];
-            encode_into(group, self.opts, text);
-            self.copy_wrapped(text, output);
-        }
+        with_scratch(|block| {
+            for group in piece.chunks(BLOCK_INPUT) {
+                let text = &mut block[..encoded_len(group.len(), self.opts.padding).unwrap_or(0)];
+                encode_into(group, self.opts, text);
+                self.copy_wrapped(text, output);
+            }
+        })
     }
 
     /// Copies `text` to the output a line at a time. A break is written only
