@@ -220,8 +220,7 @@ mod nif {
         let out_len = codec::encoded_len(input.len(), opts.padding).ok_or_else(system_limit)?;
         if budget::is_sliced(Work::Encode, input.len()) {
             let output = alloc_binary(out_len)?;
-            let job = SlicedJob::new(JobKind::Encode(EncodeJob::new(opts)), output, input.len());
-            return run_slice(env, ResourceArc::new(job), input);
+            return start_job(env, JobKind::Encode(EncodeJob::new(opts)), output, input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
         let result = encode_now(env, input, opts, out_len)?;
@@ -256,8 +255,7 @@ mod nif {
         let max_len = codec::decoded_len_bound(input);
         if budget::is_sliced(Work::Decode, input.len()) {
             let output = alloc_binary(max_len)?;
-            let job = SlicedJob::new(JobKind::Decode(DecodeJob::new(opts)), output, input.len());
-            return run_slice(env, ResourceArc::new(job), input);
+            return start_job(env, JobKind::Decode(DecodeJob::new(opts)), output, input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
         let result = decode_now(env, input, opts, max_len)?;
@@ -375,14 +373,27 @@ mod nif {
     #[rustler::resource_impl]
     impl rustler::Resource for SlicedJob {}
 
-    impl SlicedJob {
-        fn new(kind: JobKind, output: OwnedBinary, input_len: usize) -> SlicedJob {
-            SlicedJob {
-                state: Mutex::new(JobState {
-                    kind,
-                    output: Some(OutputBuffer(output)),
-                }),
-                input_len,
+    /// Starts a sliced job: its first slice runs here, and only a job with
+    /// work left goes into a NIF resource (`{continue, Job}`). Most jobs
+    /// finish within their first slice and never allocate one.
+    fn start_job<'a>(
+        env: Env<'a>,
+        kind: JobKind,
+        output: OwnedBinary,
+        input: &[u8],
+    ) -> NifResult<Term<'a>> {
+        let mut state = JobState {
+            kind,
+            output: Some(OutputBuffer(output)),
+        };
+        match run_steps(env, &mut state, input)? {
+            Some(result) => Ok(result),
+            None => {
+                let job = ResourceArc::new(SlicedJob {
+                    state: Mutex::new(state),
+                    input_len: input.len(),
+                });
+                Ok((atoms::continue_(), job).encode(env))
             }
         }
     }
@@ -406,8 +417,20 @@ mod nif {
         if input.len() != job.input_len {
             return Err(Error::BadArg);
         }
-        let mut guard = job.state.lock().map_err(|_| Error::BadArg)?;
-        let state = &mut *guard;
+        let mut state = job.state.lock().map_err(|_| Error::BadArg)?;
+        match run_steps(env, &mut state, input)? {
+            Some(result) => Ok(result),
+            None => Ok((atoms::continue_(), job.clone()).encode(env)),
+        }
+    }
+
+    /// Runs one slice of a job: the result term once it is finished, `None`
+    /// while work is left.
+    fn run_steps<'a>(
+        env: Env<'a>,
+        state: &mut JobState,
+        input: &[u8],
+    ) -> NifResult<Option<Term<'a>>> {
         let Some(OutputBuffer(output)) = state.output.as_mut() else {
             return Err(Error::BadArg);
         };
@@ -432,22 +455,22 @@ mod nif {
         };
         rustler::schedule::consume_timeslice(env, budget::elapsed_percent(started.elapsed()));
         match step {
-            Step::More => Ok((atoms::continue_(), job.clone()).encode(env)),
+            Step::More => Ok(None),
             Step::Done(written) => {
                 let Some(OutputBuffer(output)) = state.output.take() else {
                     return Err(Error::BadArg);
                 };
                 if let JobKind::Validate(_) = state.kind {
-                    return Ok(true.encode(env));
+                    return Ok(Some(true.encode(env)));
                 }
-                Ok(shrink(output, written).release(env).encode(env))
+                Ok(Some(shrink(output, written).release(env).encode(env)))
             }
             Step::Failed(error) => {
                 state.output = None;
                 if let JobKind::Validate(_) = state.kind {
-                    return Ok(false.encode(env));
+                    return Ok(Some(false.encode(env)));
                 }
-                Ok(error_term(env, error))
+                Ok(Some(error_term(env, error)))
             }
         }
     }
@@ -480,12 +503,12 @@ mod nif {
         let mut output = alloc_binary(out_len)?;
         let cost = wrap::slice_cost(lines);
         if budget::is_sliced(Work::Encode, input.len().saturating_mul(cost)) {
-            let job = SlicedJob::new(
+            return start_job(
+                env,
                 JobKind::EncodeWrapped(WrapJob::new(opts, lines)),
                 output,
-                input.len(),
+                &input,
             );
-            return run_slice(env, ResourceArc::new(job), &input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
         wrap::encode_wrapped_into(&input, opts, lines, output.as_mut_slice());
@@ -504,8 +527,7 @@ mod nif {
         let cost = mime::SLICE_COST;
         if budget::is_sliced(Work::Decode, input.len().saturating_mul(cost)) {
             let output = alloc_binary(max_len)?;
-            let job = SlicedJob::new(JobKind::MimeDecode(MimeJob::new(opts)), output, input.len());
-            return run_slice(env, ResourceArc::new(job), input);
+            return start_job(env, JobKind::MimeDecode(MimeJob::new(opts)), output, input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
         let result = decode_to_term(env, max_len, |output| {
@@ -522,12 +544,12 @@ mod nif {
         let opts = decode_options(flags)?;
         if budget::is_sliced(Work::Decode, input.len()) {
             let scratch = alloc_binary(validate::SCRATCH)?;
-            let job = SlicedJob::new(
+            return start_job(
+                env,
                 JobKind::Validate(ValidateJob::new(opts)),
                 scratch,
-                input.len(),
+                input,
             );
-            return run_slice(env, ResourceArc::new(job), input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
         let valid = validate::is_valid(input, opts);
@@ -583,7 +605,7 @@ mod nif {
         }
     }
 
-    /// Measures the active kernel's speed, so slices last about 0.5 ms on
+    /// Measures the active kernel's speed, so that slice thresholds and charges fit
     /// whatever CPU and kernel this is.
     fn calibrate() {
         let plain = vec![0x5Au8; budget::CALIBRATION_MAX_BYTES];
