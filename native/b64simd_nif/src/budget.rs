@@ -11,22 +11,26 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// The unit of `enif_consume_timeslice`: a process's full reduction budget.
-/// erl_nif's documentation calls it about 1 ms, but Erlang code spends it
-/// much faster: measured here, OTP's own `base64` spends 4000 reductions in
-/// 270 us (decode) to 660 us (encode). Charging NIF time at twice that rate
-/// makes a process that calls us in a loop yield at least as often as one
-/// that runs `base64`: the latency probe put its neighbours' p99 delay at
-/// the idle level with 125 us, 0.1-0.3 ms above it with 250 us.
-pub const TIMESLICE: Duration = Duration::from_micros(125);
+/// The unit of `enif_consume_timeslice`: a process's full reduction budget
+/// (4000 reductions). erl_nif's documentation calls it about 1 ms, but
+/// Erlang code spends it much faster: measured here, OTP's own `base64`
+/// spends 4000 reductions per 41 us of `decode/1` and per 139 us of
+/// `encode/1`. We charge at `decode/1`'s rate.
+///
+/// The rate matters beyond fairness: a scheduler looks at the clock, and so
+/// fires due timers, only after every 4000 reductions it has run
+/// (`ERTS_CHECK_TIME_REDS` in erts's `erl_process.c`). Charged per 125 us,
+/// a b64simd loop left its neighbours' timers 0.06-0.09 ms later at p99
+/// than `base64:decode/1` does; per 60 us, 0.01-0.02 ms.
+pub const TIMESLICE: Duration = Duration::from_micros(40);
 
 /// How long one slice of a big input runs: one timeslice, so a sliced call
-/// yields after every slice.
+/// is charged a full timeslice and yields after every slice.
 pub const SLICE_TARGET: Duration = TIMESLICE;
 
 /// A slice is a loop of steps of this many input bytes, with a look at the
 /// clock after each: 5-10 us on AVX-512, 70-90 us on the scalar fallback, so
-/// a slice overruns its 125 us by at most one step. Smaller steps cost sliced
+/// a slice overruns its 40 us by at most one step. Smaller steps cost sliced
 /// decode 10% of its throughput (each bounded-output simdutf call has a
 /// fixed cost).
 pub const STEP_BYTES: usize = 128 * 1024;
