@@ -257,18 +257,13 @@ pub fn check_final_quantum(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Rng;
+    use crate::test_support::{decode_to_vec, Rng};
 
     fn enc(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
         let n = encode_into(input, opts, &mut out);
         assert_eq!(n, out.len());
         out
-    }
-
-    fn dec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
-        let mut out = vec![0u8; maximal_decoded_len(input.len())];
-        decode_into(input, opts, &mut out).map(|n| out[..n].to_vec())
     }
 
     #[test]
@@ -327,7 +322,10 @@ mod tests {
         ];
         for (plain, encoded) in vectors {
             assert_eq!(enc(plain, EncodeOptions::DEFAULT), encoded);
-            assert_eq!(dec(encoded, DecodeOptions::DEFAULT), Ok(plain.to_vec()));
+            assert_eq!(
+                decode_to_vec(encoded, DecodeOptions::DEFAULT),
+                Ok(plain.to_vec())
+            );
         }
     }
 
@@ -357,7 +355,7 @@ mod tests {
                         canonical: true,
                     };
                     assert_eq!(
-                        dec(&encoded, opts),
+                        decode_to_vec(&encoded, opts),
                         Ok(plain.clone()),
                         "len {len} {alphabet:?} {padding}"
                     );
@@ -399,7 +397,7 @@ mod tests {
             }
             for &opts in &options {
                 assert_eq!(
-                    dec(&text, opts),
+                    decode_to_vec(&text, opts),
                     scalar_dec(&text, opts),
                     "round {round} input {text:?} {opts:?}"
                 );

@@ -204,9 +204,9 @@ impl DecodeJob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{decode_into, maximal_decoded_len};
+    use crate::codec::maximal_decoded_len;
     use crate::options::Alphabet;
-    use crate::test_support::Rng;
+    use crate::test_support::{decode_to_vec, Rng};
 
     fn encode_sliced(input: &[u8], opts: EncodeOptions, slice: usize) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
@@ -231,11 +231,6 @@ mod tests {
             }
         }
         panic!("decode job made no progress on {input:?}");
-    }
-
-    fn one_shot(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
-        let mut out = vec![0u8; maximal_decoded_len(input.len())];
-        decode_into(input, opts, &mut out).map(|n| out[..n].to_vec())
     }
 
     #[test]
@@ -276,7 +271,7 @@ mod tests {
                         };
                         assert_eq!(
                             decode_sliced(&text, opts, slice),
-                            one_shot(&text, opts),
+                            decode_to_vec(&text, opts),
                             "round {round} slice {slice} input {:?} {opts:?}",
                             String::from_utf8_lossy(&text)
                         );
