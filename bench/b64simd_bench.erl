@@ -8,6 +8,8 @@
 -module(b64simd_bench).
 
 -export([main/1]).
+%% Shared with b64simd_floor and b64simd_latency (same ebin).
+-export([payload/1, timed/3, median/1, transpose/1]).
 
 -define(RUNS, 5).
 %% Each measured run lasts at least this long (timer and scheduler noise

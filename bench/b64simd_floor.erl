@@ -4,7 +4,7 @@
 %% b64veryfast. The floor NIF is `bench/c_src/b64simd_floor_nif.c', built
 %% by `scripts/bench.sh'.
 %%
-%% Each case runs CALLS calls through a fun, in rounds that take every case
+%% Each case runs CALLS calls through a fun (in a fresh process), in rounds that take every case
 %% in turn (outside load then spreads over all of them); the table shows the
 %% median of the rounds, loop included, and the ratio to `binary:copy/1'.
 -module(b64simd_floor).
@@ -24,7 +24,7 @@ main([NifDir]) ->
     halt(0).
 
 cases(Size, Peer) ->
-    Raw = payload(Size),
+    Raw = b64simd_bench:payload(Size),
     Base64 = base64:encode(Raw),
     [{"empty loop", fun(B) -> B end, Raw},
      {"binary:copy/1", fun binary:copy/1, Raw},
@@ -38,30 +38,16 @@ cases(Size, Peer) ->
 report(Size, Cases) ->
     Rounds = [[ns_per_call(Fun, Input) || {_Name, Fun, Input} <- Cases]
               || _ <- lists:seq(1, ?ROUNDS)],
-    Medians = [median(Column) || Column <- transpose(Rounds)],
+    Medians = [b64simd_bench:median(Column) || Column <- b64simd_bench:transpose(Rounds)],
     Copy = lists:nth(2, Medians),
     io:format("~B B payload~n", [Size]),
     [io:format("  ~-30s ~7.1f ns  ~5.2fx~n", [Name, Ns, Ns / Copy])
      || {{Name, _, _}, Ns} <- lists:zip(Cases, Medians)],
     ok.
 
-%% In a fresh process, so every case starts from the same heap state.
+%% In a fresh process, as the throughput runs (b64simd_bench:timed/3).
 ns_per_call(Fun, Input) ->
-    {Pid, Ref} = spawn_monitor(
-                   fun() ->
-                           Start = erlang:monotonic_time(nanosecond),
-                           loop(Fun, Input, ?CALLS),
-                           exit({elapsed, erlang:monotonic_time(nanosecond) - Start})
-                   end),
-    receive
-        {'DOWN', Ref, process, Pid, {elapsed, Elapsed}} -> Elapsed / ?CALLS
-    end.
-
-loop(_Fun, _Input, 0) ->
-    ok;
-loop(Fun, Input, N) ->
-    _ = Fun(Input),
-    loop(Fun, Input, N - 1).
+    b64simd_bench:timed(Fun, Input, ?CALLS) / ?CALLS.
 
 peer_loaded() ->
     case os:getenv("B64VERYFAST_EBIN") of
@@ -71,13 +57,3 @@ peer_loaded() ->
         _ ->
             false
     end.
-
-payload(Size) ->
-    rand:seed(exsss, {Size, 16#b64, 16#51d}),
-    rand:bytes(Size).
-
-median(Values) ->
-    lists:nth((length(Values) + 1) div 2, lists:sort(Values)).
-
-transpose([[] | _]) -> [];
-transpose(Rows) -> [[hd(R) || R <- Rows] | transpose([tl(R) || R <- Rows])].

@@ -64,13 +64,10 @@ size_rows(Size, Seconds, Rounds) ->
                       selected(Lib)],
     PerRound = [[probe(Fun, Seconds / Rounds) || {_Lib, _Op, Fun} <- Workloads]
                 || _ <- lists:seq(1, Rounds)],
-    Pooled = [pool(Probes) || Probes <- transpose(PerRound)],
+    Pooled = [pool(Probes) || Probes <- b64simd_bench:transpose(PerRound)],
     Rows = [{Lib, Op, Size, Result} || {{Lib, Op, _Fun}, Result} <- lists:zip(Workloads, Pooled)],
     [print_row(Lib, Op, Size, Result) || {Lib, Op, _, Result} <- Rows],
     Rows.
-
-transpose([[] | _]) -> [];
-transpose(Lists) -> [[hd(L) || L <- Lists] | transpose([tl(L) || L <- Lists])].
 
 %% {Calls, P50, P99, Max} over all rounds' pings, and the lowest and highest
 %% p99 of a single round: how far the noise of the moment moves it.
