@@ -60,6 +60,12 @@ impl EncodeJob {
         let remaining = input.len() - self.in_pos;
         let take = if remaining <= max_input.max(3) {
             remaining
+        } else if max_input >= ALIGNED_GROUP {
+            // Whole 192-byte groups keep every step's input and output as
+            // aligned to 64 bytes as the first step's: 128 KiB - 2 bytes
+            // steps left them misaligned and cost 8-10% at 1 MiB (C, simdutf
+            // icelake, input and output 64-byte aligned).
+            max_input / ALIGNED_GROUP * ALIGNED_GROUP
         } else {
             (max_input / 3).max(1) * 3
         };
@@ -75,6 +81,10 @@ impl EncodeJob {
         }
     }
 }
+
+/// 192 input bytes encode to 256 characters: both multiples of 64 bytes,
+/// a cache line and an AVX-512 register.
+const ALIGNED_GROUP: usize = 192;
 
 #[derive(Clone, Debug)]
 pub struct DecodeJob {
@@ -291,7 +301,7 @@ mod tests {
                     padding,
                 };
                 let whole = encode_sliced(&plain[..len], opts, usize::MAX);
-                for slice in [1, 2, 3, 4, 7, 48] {
+                for slice in [1, 2, 3, 4, 7, 48, 191, 192, 200, 500] {
                     assert_eq!(
                         encode_sliced(&plain[..len], opts, slice),
                         whole,
@@ -299,6 +309,21 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn encode_steps_keep_64_byte_alignment() {
+        let plain = vec![7u8; 10_000];
+        let mut output = vec![0u8; encoded_len(plain.len(), true).unwrap()];
+        let mut job = EncodeJob::new(EncodeOptions::DEFAULT);
+        let mut positions = vec![];
+        while job.step(&plain, &mut output, 1000) == Step::More {
+            positions.push((job.in_pos, job.out_pos));
+        }
+        assert_eq!(positions.len(), 10_000 / 960);
+        for (in_pos, out_pos) in positions {
+            assert_eq!((in_pos % 64, out_pos % 64), (0, 0), "{in_pos} {out_pos}");
         }
     }
 }
