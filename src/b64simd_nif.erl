@@ -6,7 +6,7 @@
 -export([encode/2, decode/2, continue/2]).
 -export([encode_dirty/2, decode_dirty/2]).
 -export([encode_wrapped/4, mime_decode/2, is_valid/2]).
--export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0]).
+-export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0]).
 
 -on_load(load/0).
 
@@ -79,6 +79,11 @@ set_slice_bytes(_Bytes) -> not_loaded(?LINE).
 
 -spec slice_bytes() -> {pos_integer(), pos_integer()}.
 slice_bytes() -> not_loaded(?LINE).
+
+%% What a call too short to time is charged: {{EncodeFixedNs, EncodePsPerByte},
+%% {DecodeFixedNs, DecodePsPerByte}}, measured at load.
+-spec call_cost() -> {{non_neg_integer(), pos_integer()}, {non_neg_integer(), pos_integer()}}.
+call_cost() -> not_loaded(?LINE).
 
 not_loaded(Line) ->
     erlang:nif_error({not_loaded, [{module, ?MODULE}, {line, Line}]}).

@@ -255,3 +255,41 @@ run_job(Job, Input) ->
         {continue, Job} -> run_job(Job, Input);
         Result -> Result
     end.
+
+%% Calls too short to time are charged their calibrated cost, whole percents
+%% of a timeslice (40 reductions, 400 ns of work) at a time with the rest
+%% carried over: a loop of 8 KiB calls is charged what the calls cost in
+%% total, not a rounded share per call (which was 17 times too much). The
+%% same loop on 3-byte inputs is the baseline for the loop's own reductions.
+small_calls_are_charged_their_cost_test() ->
+    {{EncodeFixed, EncodePs}, {DecodeFixed, DecodePs}} = b64simd_nif:call_cost(),
+    Calls = 2000,
+    CallNs = fun(Fixed, Ps, Bytes) -> Fixed + Bytes * Ps div 1000 end,
+    Plain = rand:bytes(8192),
+    Text = base64:encode(Plain),
+    [begin
+         Extra = reductions(Fun, Big, Calls) - reductions(Fun, Small, Calls),
+         %% 10 ns of work a reduction (400 ns per 40).
+         Expected = Calls * (CallNs(Fixed, Ps, byte_size(Big)) - CallNs(Fixed, Ps, byte_size(Small))) div 10,
+         ?assert(Expected > 1000),
+         ?assert(abs(Extra - Expected) =< 200 + Expected div 20,
+                 label({Op, extra_reductions, Extra, expected, Expected}))
+     end
+     || {Op, Fun, Small, Big, Fixed, Ps} <-
+            [{encode, fun b64simd:encode/1, <<"abc">>, Plain, EncodeFixed, EncodePs},
+             {decode, fun b64simd:decode/1, <<"YWJj">>, Text, DecodeFixed, DecodePs}]],
+    ok.
+
+%% Reductions a fresh process spends calling Fun(Input) Calls times.
+reductions(Fun, Input, Calls) ->
+    Parent = self(),
+    Pid = spawn(fun() ->
+                        {reductions, R0} = process_info(self(), reductions),
+                        call_n(Fun, Input, Calls),
+                        {reductions, R1} = process_info(self(), reductions),
+                        Parent ! {self(), R1 - R0}
+                end),
+    receive {Pid, Reductions} -> Reductions end.
+
+call_n(_Fun, _Input, 0) -> ok;
+call_n(Fun, Input, N) -> _ = Fun(Input), call_n(Fun, Input, N - 1).

@@ -90,16 +90,16 @@ mod nif {
     /// size at the calibrated speed.
     const TIMED_CALL_BYTES: usize = 64 * 1024;
 
-    /// Charges the caller for `bytes` of work, so a process that encodes a lot
-    /// is scheduled as fairly as one that runs Erlang code (erl_nif:
-    /// enif_consume_timeslice).
+    /// Charges the caller for a call on `bytes` of input: its time on the
+    /// clock if it was timed, else its calibrated cost, so a process that
+    /// encodes a lot is scheduled as fairly as one that runs Erlang code
+    /// (erl_nif: enif_consume_timeslice).
     fn charge(env: Env, work: Work, bytes: usize, started: Option<Instant>) {
-        let percent = match started {
-            // Not fed back into the speed estimate: cache-hot medium calls
-            // run faster than the big inputs that slicing is sized for.
-            Some(started) => budget::elapsed_percent(started.elapsed()),
-            None => budget::timeslice_percent(work, bytes),
+        let ns = match started {
+            Some(started) => started.elapsed().as_nanos() as u64,
+            None => budget::call_ns(work, bytes),
         };
+        let percent = budget::charge_percent(ns);
         if percent > 0 {
             rustler::schedule::consume_timeslice(env, percent);
         }
@@ -592,6 +592,17 @@ mod nif {
         )
     }
 
+    /// The calibrated cost of a call too short to time,
+    /// `{{EncodeFixedNs, EncodePsPerByte}, {DecodeFixedNs, DecodePsPerByte}}`,
+    /// for the benchmark's report.
+    #[rustler::nif]
+    fn call_cost() -> ((usize, usize), (usize, usize)) {
+        (
+            budget::call_cost_of(Work::Encode),
+            budget::call_cost_of(Work::Decode),
+        )
+    }
+
     fn load(_env: Env, _info: Term) -> bool {
         match kernel::active() {
             Ok(_) => {
@@ -619,6 +630,20 @@ mod nif {
             let piece = &encoded[..len / 4 * 4];
             let mut decoded = vec![0u8; codec::maximal_decoded_len(piece.len())];
             let _ = codec::decode_into(piece, DecodeOptions::DEFAULT, &mut decoded);
+        });
+        // A call's work as a loop of calls does it: the output is an ERTS
+        // binary, allocated and freed each time.
+        budget::calibrate_call_cost(Work::Encode, |len| {
+            let out_len = codec::encoded_len(len, true).unwrap_or(0);
+            if let Ok(mut output) = alloc_binary(out_len) {
+                codec::encode_into(&plain[..len], EncodeOptions::DEFAULT, output.as_mut_slice());
+            }
+        });
+        budget::calibrate_call_cost(Work::Decode, |len| {
+            let piece = &encoded[..len / 4 * 4];
+            if let Ok(mut output) = alloc_binary(codec::decoded_len_bound(piece)) {
+                let _ = codec::decode_into(piece, DecodeOptions::DEFAULT, output.as_mut_slice());
+            }
         });
     }
 
