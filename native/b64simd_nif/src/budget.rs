@@ -122,6 +122,9 @@ fn call_cost(work: Work) -> &'static CallCost {
     }
 }
 
+/// Calls on fewer input bytes (under about 100 ns of work) are not charged.
+pub const UNCHARGED_BYTES: usize = 512;
+
 /// Estimated nanoseconds of one call on `bytes` of input.
 pub fn call_ns(work: Work, bytes: usize) -> u64 {
     let cost = call_cost(work);
