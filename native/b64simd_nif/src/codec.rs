@@ -93,6 +93,11 @@ pub fn decode_into(
     if input.is_empty() {
         return Ok(0);
     }
+    if input.len() <= SHORT_INPUT_MAX {
+        if let Some(written) = decode_short(input, opts, output) {
+            return Ok(written);
+        }
+    }
     // SAFETY: `output` holds decoded_len_bound(input) bytes, which is
     // simdutf's maximal_binary_length_from_base64; input and output are
     // distinct borrows.
@@ -111,6 +116,67 @@ pub fn decode_into(
     let written = result.count;
     check_what_simdutf_allows(input, written, opts)?;
     Ok(written)
+}
+
+/// Inputs up to this many characters try `decode_short` first: table
+/// lookups beat simdutf's handling of input shorter than its 64-byte block
+/// up to about 40 characters (Rust, hot: 13 ns against 25-37 ns at 24
+/// characters, a tie at 44, slower from 64).
+const SHORT_INPUT_MAX: usize = 44;
+
+/// Short input of the common shape, decoded by table lookups: whole quanta
+/// of the alphabet, the last one possibly ending in `=` or `==`. `None` for
+/// anything else (whitespace, other bytes, a length that is not a whole
+/// number of quanta, non-zero unused bits under `canonical`); simdutf and the
+/// scalar decoder then decide, so this path only ever returns what they
+/// would.
+fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<usize> {
+    if !input.len().is_multiple_of(4) {
+        return None;
+    }
+    // Sextets are below 64; `=`, whitespace and other bytes are 64 and up,
+    // so one OR of everything read tells whether all were sextets.
+    let classes = scalar::class_table_for(opts.alphabet);
+    let value = |byte: u8| u32::from(classes[byte as usize]);
+    let (body, last) = input.split_at(input.len() - 4);
+    let mut seen = 0;
+    let mut written = 0;
+    for quantum in body.chunks_exact(4) {
+        let (a, b, c, d) = (
+            value(quantum[0]),
+            value(quantum[1]),
+            value(quantum[2]),
+            value(quantum[3]),
+        );
+        seen |= a | b | c | d;
+        let bits = a << 18 | b << 12 | c << 6 | d;
+        output[written..written + 3].copy_from_slice(&bits.to_be_bytes()[1..]);
+        written += 3;
+    }
+    let pads = match (last[2], last[3]) {
+        (b'=', b'=') => 2,
+        (_, b'=') => 1,
+        _ => 0,
+    };
+    let (a, b) = (value(last[0]), value(last[1]));
+    let c = if pads < 2 { value(last[2]) } else { 0 };
+    let d = if pads < 1 { value(last[3]) } else { 0 };
+    seen |= a | b | c | d;
+    if seen >= 64 {
+        return None;
+    }
+    let unused_bits = match pads {
+        2 => b & 0xF,
+        1 => c & 0x3,
+        _ => 0,
+    };
+    if opts.canonical && unused_bits != 0 {
+        return None;
+    }
+    let bits = a << 18 | b << 12 | c << 6 | d;
+    let bytes = 3 - pads;
+    output[written..written + bytes].copy_from_slice(&bits.to_be_bytes()[1..1 + bytes]);
+    Some(written + bytes)
 }
 
 /// What one bounded simdutf decode did: input bytes consumed, bytes written.
@@ -264,6 +330,62 @@ mod tests {
         let n = encode_into(input, opts, &mut out);
         assert_eq!(n, out.len());
         out
+    }
+
+    /// Every short input `decode_short` accepts, under every option set, is
+    /// one the scalar decoder (the definition) accepts with the same bytes;
+    /// and the common shape does take the short path.
+    #[test]
+    fn short_path_agrees_with_the_scalar_decoder() {
+        let seed = 0x5EED_0005;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let option_sets: Vec<DecodeOptions> =
+            (0..32).filter_map(DecodeOptions::from_flags).collect();
+        let nasty = b"= \n\x0c\t-_+/AQgz";
+        let (mut taken, mut declined) = (0, 0);
+        for round in 0..20_000 {
+            let plain = rng.bytes(round % 34);
+            let encode_opts = EncodeOptions {
+                alphabet: if rng.next() % 2 == 0 {
+                    Alphabet::Standard
+                } else {
+                    Alphabet::UrlSafe
+                },
+                padding: rng.next() % 4 != 0,
+            };
+            let mut input = enc(&plain, encode_opts);
+            for _ in 0..rng.next() % 3 {
+                if !input.is_empty() {
+                    let at = rng.next() as usize % input.len();
+                    input[at] = nasty[rng.next() as usize % nasty.len()];
+                }
+            }
+            if input.len() > SHORT_INPUT_MAX || input.is_empty() {
+                continue;
+            }
+            for &opts in &option_sets {
+                let mut out = vec![0u8; decoded_len_bound(&input)];
+                let Some(written) = decode_short(&input, opts, &mut out) else {
+                    declined += 1;
+                    continue;
+                };
+                taken += 1;
+                let mut expected = vec![0u8; input.len()];
+                let expected =
+                    scalar::decode(&input, opts, &mut expected).map(|n| expected[..n].to_vec());
+                assert_eq!(
+                    Ok(&out[..written]),
+                    expected.as_deref(),
+                    "{:?} {opts:?}",
+                    String::from_utf8_lossy(&input)
+                );
+            }
+        }
+        assert!(
+            taken > 100_000 && declined > 100_000,
+            "taken {taken} declined {declined}"
+        );
     }
 
     #[test]
