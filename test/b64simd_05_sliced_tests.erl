@@ -271,10 +271,18 @@ small_calls_are_charged_their_cost_test() ->
     [begin
          Extra = reductions(Fun, Big, Calls) - reductions(Fun, Small, Calls),
          %% 10 ns of work a reduction (400 ns per 40).
-         Expected = Calls * CallNs(Fixed, Ps, byte_size(Big)) div 10,
+         PerCall = CallNs(Fixed, Ps, byte_size(Big)) div 10,
+         Expected = Calls * PerCall,
+         %% erts counts a charge only up to the reductions the process has
+         %% left (BUMP_REDS stops at zero; it yields all the same), so each
+         %% timeslice of 4000 may count up to one call's charge short: 14%
+         %% of a timeslice for this call on the scalar fallback kernel.
+         Timeslices = Expected div 4000 + 1,
+         Noise = 200 + Expected div 20,
+         Label = label({Op, extra_reductions, Extra, expected, Expected, per_call, PerCall}),
          ?assert(Expected > 1000),
-         ?assert(abs(Extra - Expected) =< 200 + Expected div 20,
-                 label({Op, extra_reductions, Extra, expected, Expected}))
+         ?assert(Extra =< Expected + Noise, Label),
+         ?assert(Extra >= Expected - Timeslices * PerCall - Noise, Label)
      end
      || {Op, Fun, Small, Big, Fixed, Ps} <-
             [{encode, fun b64simd:encode/1, <<"abc">>, Plain, EncodeFixed, EncodePs},
