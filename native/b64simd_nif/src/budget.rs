@@ -41,6 +41,13 @@ pub const STEP_BYTES: usize = 128 * 1024;
 /// even if the clock misbehaves.
 const MIN_SLICE_BYTES: usize = 64 * 1024;
 
+/// The largest slice: the calibration's buffers come from malloc, which may
+/// hand back memory already faulted in, and then it measures cache-warm
+/// speed (once today: a 701 KiB decode slice, where fresh output would take
+/// 100-200 us in one call). A big input that finishes within its first
+/// slice costs the same as a one-shot call, so the cap costs nothing.
+const MAX_SLICE_BYTES: usize = 256 * 1024;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Work {
     Encode,
@@ -71,7 +78,7 @@ pub fn bytes_per_timeslice(work: Work) -> usize {
 /// what the kernel processes in `SLICE_TARGET`.
 pub fn slice_bytes(work: Work) -> usize {
     match FORCED_SLICE_BYTES.load(Ordering::Relaxed) {
-        0 => scale(bytes_per_timeslice(work), SLICE_TARGET).max(MIN_SLICE_BYTES),
+        0 => scale(bytes_per_timeslice(work), SLICE_TARGET).clamp(MIN_SLICE_BYTES, MAX_SLICE_BYTES),
         forced => forced,
     }
 }
@@ -188,7 +195,10 @@ pub fn calibrate(work: Work, mut run: impl FnMut(usize)) {
             per_timeslice(sample, best).max(MIN_SLICE_BYTES),
             Ordering::Relaxed,
         );
-        sample = slice_bytes(work).clamp(256 * 1024, CALIBRATION_MAX_BYTES);
+        // The uncapped estimate: a sample bigger than the largest slice is
+        // what lands on fresh memory.
+        sample =
+            scale(bytes_per_timeslice(work), SLICE_TARGET).clamp(256 * 1024, CALIBRATION_MAX_BYTES);
     }
 }
 
@@ -277,6 +287,17 @@ mod tests {
         assert_eq!(charge_percent(PERCENT_NS * 100), 100);
         let charged: i32 = (0..1000).map(|_| charge_percent(PERCENT_NS / 8)).sum();
         assert_eq!(charged, 125);
+    }
+
+    #[test]
+    fn slices_stay_between_64_and_256_kib() {
+        // Nothing else in the unit tests reads the decode speed.
+        speed(Work::Decode).store(1 << 30, Ordering::Relaxed);
+        assert_eq!(slice_bytes(Work::Decode), MAX_SLICE_BYTES);
+        speed(Work::Decode).store(1, Ordering::Relaxed);
+        assert_eq!(slice_bytes(Work::Decode), MIN_SLICE_BYTES);
+        speed(Work::Decode).store(100 * 1024, Ordering::Relaxed);
+        assert_eq!(slice_bytes(Work::Decode), 100 * 1024);
     }
 
     #[test]
