@@ -15,7 +15,7 @@
 -export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
 -export([is_valid/1, is_valid/2]).
 -export([format_error/2, kernel/0]).
--export([to_binary/1]).
+-export([to_binary/1, encode_after/3]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
 -export_type([line_break/0, mime_decode_options/0]).
@@ -344,6 +344,14 @@ to_binary(Data) when is_list(Data) ->
     end;
 to_binary(_Data) ->
     badarg.
+
+%% @private
+%% @doc For `b64simd_stream': `encode(<<Carry/binary, Data/binary>>, Options)'
+%% without copying the two into one binary first. The stream passes at most
+%% 2 bytes of carry and options without line wrapping, checked when it began.
+-spec encode_after(binary(), binary(), encode_options()) -> binary().
+encode_after(Carry, Data, Options) ->
+    finish(b64simd_nif:encode_after(Carry, Data, encode_flags(Options)), Data).
 
 %%====================================================================
 %% Internal: options, parsed once into the NIF's flags

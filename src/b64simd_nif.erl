@@ -3,7 +3,7 @@
 %% take already-validated binaries and option flags from `b64simd'.
 -module(b64simd_nif).
 
--export([encode/2, decode/2, continue/2]).
+-export([encode/2, decode/2, continue/2, encode_after/3]).
 -export([encode_dirty/2, decode_dirty/2]).
 -export([encode_wrapped/4, mime_decode/2, is_valid/2]).
 -export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0]).
@@ -42,6 +42,11 @@ priv_dir() ->
 
 -spec encode(binary(), non_neg_integer()) -> binary() | {continue, reference()}.
 encode(_Data, _Flags) -> not_loaded(?LINE).
+
+%% encode/2 of <<Carry/binary, Data/binary>> (Carry at most 2 bytes) without
+%% joining them; a job continues with Data.
+-spec encode_after(binary(), binary(), non_neg_integer()) -> binary() | {continue, reference()}.
+encode_after(_Carry, _Data, _Flags) -> not_loaded(?LINE).
 
 -spec decode(binary(), non_neg_integer()) ->
     binary() | {error, term()} | {continue, reference()}.

@@ -104,6 +104,14 @@ encode(#encoder{carry = Carry, piece = Piece, overlap = Overlap} = Encoder, Data
                 0 ->
                     %% Copied, so that the piece it came from can be freed.
                     {<<>>, Encoder#encoder{carry = binary:copy(join(Carry, Binary))}};
+                Whole when not Encoder#encoder.wrapped ->
+                    %% The carry goes in front in the NIF: joining it to the
+                    %% chunk here copied the whole chunk (0.66-0.79x of
+                    %% one-shot encode at 64 KiB and 16 MiB).
+                    Taken = Whole - byte_size(Carry),
+                    <<Pieces:Taken/binary, Rest/binary>> = Binary,
+                    {b64simd:encode_after(Carry, Pieces, Encoder#encoder.options),
+                     Encoder#encoder{carry = binary:copy(Rest)}};
                 Whole ->
                     Input = join(Overlap, join(Carry, Binary)),
                     End = byte_size(Overlap) + Whole,

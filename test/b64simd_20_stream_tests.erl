@@ -228,6 +228,40 @@ encode_large_test_() ->
             Expected <- [b64simd:encode(Data, Options)]]
     end}.
 
+%% The stream puts the 1-2 bytes carried from one chunk in front of the next
+%% inside the NIF (b64simd_nif:encode_after/3): the same bytes as joining
+%% them, for every small carry, chunk and option set, and through sliced
+%% jobs that start after the shared group (slices forced down to 5 bytes).
+encode_after_equals_joined_test() ->
+    Flags = [0, 1, 4, 5],   % standard / urlsafe, each without and with padding
+    Failures = [{Carry, Data, F}
+                || F <- Flags, CarryLen <- [0, 1, 2], DataLen <- lists:seq(0, 20),
+                   Carry <- [binary:part(<<"\xfb\xff">>, 0, CarryLen)],
+                   Data <- [<< <<(255 - I)>> || I <- lists:seq(1, DataLen) >>],
+                   b64simd_nif:encode_after(Carry, Data, F)
+                       =/= b64simd_nif:encode(<<Carry/binary, Data/binary>>, F)],
+    ?assertEqual([], Failures),
+    ?assertError(badarg, b64simd_nif:encode_after(<<"abc">>, <<"d">>, 4)),
+    ?assertError(badarg, b64simd_nif:encode_after(<<"a">>, <<"d">>, 64)).
+
+encode_through_forced_slices_test_() ->
+    {timeout, 120, fun() ->
+        try
+            ok = b64simd_nif:set_slice_bytes(5),
+            _ = rand:seed(exsss, {20, 2026, 2}),
+            [begin
+                 Data = rand:bytes(rand:uniform(3000)),
+                 Chunks = chunk(Data, [rand:uniform(200) || _ <- lists:seq(1, 5)]),
+                 ?assertEqual({Options, reference_encode(Data, Options)},
+                              {Options, stream_encode(Chunks, Options)})
+             end
+             || _ <- lists:seq(1, 50),
+                Options <- [#{}, #{mode => urlsafe, padding => false}, #{padding => false}]]
+        after
+            b64simd_nif:set_slice_bytes(0)
+        end
+    end}.
+
 encode_state_stays_small_test() ->
     _ = [skip_note(encode_state_stays_small) || not wrapping_supported()],
     _ = rand:seed(exsss, {20, 2026, 2}),

@@ -42,10 +42,17 @@ pub struct EncodeJob {
 
 impl EncodeJob {
     pub fn new(opts: EncodeOptions) -> EncodeJob {
+        EncodeJob::resume(opts, 0, 0)
+    }
+
+    /// A job whose first `in_pos` input bytes are already encoded into the
+    /// first `out_pos` bytes of the output (`in_pos` a whole number of groups
+    /// before it, as `encode_after` leaves them).
+    pub fn resume(opts: EncodeOptions, in_pos: usize, out_pos: usize) -> EncodeJob {
         EncodeJob {
             opts,
-            in_pos: 0,
-            out_pos: 0,
+            in_pos,
+            out_pos,
         }
     }
 

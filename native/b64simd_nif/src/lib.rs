@@ -232,6 +232,51 @@ mod nif {
         Ok(result)
     }
 
+    /// `encode/2` of `carry` (at most 2 bytes) followed by `data`, without
+    /// joining them first: `b64simd_stream` copied every chunk whole to put
+    /// the 1-2 bytes carried from the last one in front. The group they
+    /// share is encoded from a 3-byte buffer, the rest of `data` in place
+    /// (sliced like `encode/2`, the job reading `data`).
+    #[rustler::nif]
+    fn encode_after<'a>(
+        env: Env<'a>,
+        carry: Binary<'a>,
+        data: Binary<'a>,
+        flags: u32,
+    ) -> NifResult<Term<'a>> {
+        let opts = encode_options(flags)?;
+        let data = data.as_slice();
+        if carry.is_empty() {
+            return encode(env, data, flags);
+        }
+        if carry.len() > 2 {
+            return Err(Error::BadArg);
+        }
+        let total = carry
+            .len()
+            .checked_add(data.len())
+            .ok_or_else(system_limit)?;
+        let out_len = codec::encoded_len(total, opts.padding).ok_or_else(system_limit)?;
+        let taken = (3 - carry.len()).min(data.len());
+        let mut group = [0u8; 3];
+        group[..carry.len()].copy_from_slice(&carry);
+        group[carry.len()..carry.len() + taken].copy_from_slice(&data[..taken]);
+        if total <= 3 {
+            return encode_now(env, &group[..total], opts, out_len);
+        }
+        let rest = &data[taken..];
+        let mut output = alloc_binary(out_len)?;
+        codec::encode_into(&group, opts, &mut output.as_mut_slice()[..4]);
+        if budget::is_sliced(Work::Encode, rest.len()) {
+            let job = EncodeJob::resume(opts, taken, 4);
+            return start_job(env, JobKind::Encode(job), output, data);
+        }
+        let started = (rest.len() >= TIMED_CALL_BYTES).then(Instant::now);
+        codec::encode_into(rest, opts, &mut output.as_mut_slice()[4..]);
+        charge(env, Work::Encode, rest.len(), started);
+        Ok(output.release(env).encode(env))
+    }
+
     /// The one-shot encode, into an output of the exact size.
     #[inline(always)]
     fn encode_now<'a>(
