@@ -1,12 +1,14 @@
 //! Time budget: how many bytes this CPU's kernel processes in one timeslice,
-//! for reduction accounting (`enif_consume_timeslice`) and for choosing which
-//! inputs are sliced so that no call holds a scheduler for more than a slice.
+//! for choosing which inputs are sliced so that no call holds a scheduler for
+//! more than a slice, and what a call costs, for reduction accounting
+//! (`enif_consume_timeslice`).
 //!
-//! The speeds are measured once at load on the active kernel (so the fallback
+//! Both are measured once at load on the active kernel (so the fallback
 //! kernel at ~1 GB/s and icelake at ~10 GB/s both get calls of the same
-//! duration), on fresh memory, page faults included. Slices themselves are
-//! bounded by the clock (`lib.rs`, `run_slice`), as potatosalad's
-//! keccakf1600 measures each chunk.
+//! duration): the slicing speed on fresh memory, page faults included; the
+//! cost of a short call on warm memory, as a loop of calls meets it. Slices
+//! themselves are bounded by the clock (`lib.rs`, `run_slice`), as
+//! potatosalad's keccakf1600 measures each chunk.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};

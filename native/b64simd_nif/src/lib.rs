@@ -86,8 +86,8 @@ mod nif {
     }
 
     /// Calls on at least this many bytes are timed and charged by the clock
-    /// (reading it costs ~20 ns, nothing next to them); smaller ones by their
-    /// size at the calibrated speed.
+    /// (reading it costs ~20 ns, nothing next to them); smaller ones their
+    /// calibrated cost (`budget::call_ns`).
     const TIMED_CALL_BYTES: usize = 64 * 1024;
 
     /// Charges the caller for a call on `bytes` of input: its time on the
