@@ -244,8 +244,8 @@ encode_pieces(#encoder{options = Options, skip = Skip}, Pieces) ->
     Base64 = b64simd:encode(Pieces, Options),
     binary_part(Base64, Skip, byte_size(Base64) - Skip).
 
-last_piece(#encoder{wrapped = false}, _Pieces) ->
-    <<>>;
+%% Only wrapped encoders keep an overlap: unwrapped ones go through
+%% b64simd:encode_after/3 instead (encode/2).
 last_piece(#encoder{piece = Piece}, Pieces) ->
     binary:copy(binary_part(Pieces, byte_size(Pieces) - Piece, Piece)).
 

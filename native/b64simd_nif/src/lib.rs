@@ -244,11 +244,11 @@ mod nif {
         data: Binary<'a>,
         flags: u32,
     ) -> NifResult<Term<'a>> {
-        let opts = encode_options(flags)?;
         let data = data.as_slice();
         if carry.is_empty() {
             return encode(env, data, flags);
         }
+        let opts = encode_options(flags)?;
         if carry.len() > 2 {
             return Err(Error::BadArg);
         }
