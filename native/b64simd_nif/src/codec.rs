@@ -89,7 +89,6 @@ pub fn decode_into(
     opts: DecodeOptions,
     output: &mut [u8],
 ) -> Result<usize, DecodeError> {
-    assert!(output.len() >= decoded_len_bound(input));
     if input.is_empty() {
         return Ok(0);
     }
@@ -98,24 +97,32 @@ pub fn decode_into(
             return Ok(written);
         }
     }
-    // SAFETY: `output` holds decoded_len_bound(input) bytes, which is
-    // simdutf's maximal_binary_length_from_base64; input and output are
-    // distinct borrows.
-    let result = unsafe {
-        simdutf::base64_to_binary(
-            input.as_ptr(),
-            input.len(),
-            output.as_mut_ptr(),
-            decode_variant(opts.alphabet),
-            LastChunkHandlingOptions::Loose,
-        )
-    };
+    let result = simdutf_decode(input, opts.alphabet, output);
     if result.error != ErrorCode::Success {
         return scalar::decode(input, opts, output);
     }
     let written = result.count;
     check_what_simdutf_allows(input, written, opts)?;
     Ok(written)
+}
+
+/// simdutf's loose decode of `input` into `output`, the one call both
+/// `decode_into` and `decodes_whole` make. Panics unless `output` holds
+/// `decoded_len_bound(input)` bytes (simdutf's
+/// maximal_binary_length_from_base64), the most simdutf can write.
+fn simdutf_decode(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> simdutf::Result {
+    assert!(output.len() >= decoded_len_bound(input));
+    // SAFETY: `output` is long enough (checked above); input and output are
+    // distinct borrows.
+    unsafe {
+        simdutf::base64_to_binary(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr(),
+            decode_variant(alphabet),
+            LastChunkHandlingOptions::Loose,
+        )
+    }
 }
 
 /// Inputs up to this many characters try `decode_short` first: table
@@ -224,20 +231,11 @@ pub fn decode_window(input: &[u8], output: &mut [u8], alphabet: Alphabet) -> Opt
 /// (Whitespace, `=` or a partial quantum would make it write fewer.) It
 /// decodes into `output`, and costs less per call than `decode_window`.
 pub fn decodes_whole(piece: &[u8], alphabet: Alphabet, output: &mut [u8]) -> bool {
+    // 3 bytes per 4 characters is at least decoded_len_bound(piece).
     if !piece.len().is_multiple_of(4) || output.len() < piece.len() / 4 * 3 {
         return false;
     }
-    // SAFETY: `output` holds the 3 bytes per 4 characters that a decode of
-    // `piece` can write (at most maximal_decoded_len); distinct borrows.
-    let result = unsafe {
-        simdutf::base64_to_binary(
-            piece.as_ptr(),
-            piece.len(),
-            output.as_mut_ptr(),
-            decode_variant(alphabet),
-            LastChunkHandlingOptions::Loose,
-        )
-    };
+    let result = simdutf_decode(piece, alphabet, output);
     result.error == ErrorCode::Success && result.count == piece.len() / 4 * 3
 }
 
