@@ -9,7 +9,7 @@
 
 -export([main/1]).
 %% Shared with b64simd_floor and b64simd_latency (same ebin).
--export([payload/1, timed/3, median/1, transpose/1]).
+-export([payload/1, timed/3, median/1, transpose/1, selected/2]).
 
 -define(RUNS, 5).
 %% Each measured run lasts at least this long (timer and scheduler noise
@@ -280,9 +280,14 @@ peer_series(Env, Module, Library, Calls) ->
     end.
 
 selected(Library) ->
-    case os:getenv("ONLY") of
+    selected("ONLY", Library).
+
+%% Whether `Label' starts with one of the comma-separated prefixes in the
+%% environment variable `Variable' (all labels when it is unset or empty).
+selected(Variable, Label) ->
+    case os:getenv(Variable) of
         Only when is_list(Only), Only =/= "" ->
-            lists:any(fun(Prefix) -> lists:prefix(Prefix, Library) end,
+            lists:any(fun(Prefix) -> lists:prefix(Prefix, Label) end,
                       string:lexemes(Only, ", "));
         _ ->
             true

@@ -58,10 +58,12 @@ latency(Csv) ->
 %% moment) is probed in turn, round after round, and each row pools its
 %% rounds: a burst of outside load on this shared machine then lands on
 %% every library of the size instead of on one of them.
+%% `LATENCY_ONLY=idle,b64simd,otp' keeps the rows whose label starts with one
+%% of these (all by default).
 size_rows(Size, Seconds, Rounds) ->
     Workloads = [W || {Lib, _, _} = W <- [{"idle", "-", fun() -> timer:sleep(10) end}
                                            | workloads(Size)],
-                      selected(Lib)],
+                      b64simd_bench:selected("LATENCY_ONLY", Lib)],
     PerRound = [[probe(Fun, Seconds / Rounds) || {_Lib, _Op, Fun} <- Workloads]
                 || _ <- lists:seq(1, Rounds)],
     Pooled = [pool(Probes) || Probes <- b64simd_bench:transpose(PerRound)],
@@ -146,16 +148,6 @@ seconds() ->
     case os:getenv("LATENCY_SECONDS") of
         false -> 3.0;
         Text -> float(list_to_integer(Text))
-    end.
-
-%% `LATENCY_ONLY=idle,b64simd,otp': rows whose library label starts with one
-%% of these (all by default).
-selected(Lib) ->
-    case os:getenv("LATENCY_ONLY") of
-        Only when is_list(Only), Only =/= "" ->
-            lists:any(fun(Prefix) -> lists:prefix(Prefix, Lib) end, string:lexemes(Only, ", "));
-        _ ->
-            true
     end.
 
 rounds() ->
