@@ -14,6 +14,10 @@ command -v rebar3 >/dev/null 2>&1 || missing="$missing rebar3"
 if command -v erl >/dev/null 2>&1; then
     erl -noshell -eval 'case code:which(proper) of non_existing -> halt(1); _ -> halt(0) end.' \
         || missing="$missing erlang-proper"
+    # The erts headers, for the C NIF that `make bench` builds (scripts/bench.sh).
+    erl -noshell -eval 'Header = filename:join([code:root_dir(), "usr", "include", "erl_nif.h"]),
+                        halt(case filelib:is_regular(Header) of true -> 0; false -> 1 end).' \
+        || missing="$missing erlang-dev"
 else
     missing="$missing erlang-proper"
 fi
