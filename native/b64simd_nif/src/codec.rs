@@ -7,6 +7,7 @@
 //! an unpadded quantum. When simdutf fails, `scalar::decode` re-reads the
 //! input and gives the exact reason and offset.
 
+use crate::lines;
 use crate::options::{Alphabet, DecodeOptions, EncodeOptions};
 use crate::scalar::{self, is_otp_whitespace, DecodeError};
 use simdutf::{Base64Options, ErrorCode, LastChunkHandlingOptions};
@@ -97,6 +98,28 @@ pub fn decode_into(
             return Ok(written);
         }
     }
+    if !opts.reject_whitespace {
+        if let Some(shape) = lines::shape_of(input) {
+            let Window { consumed, written } =
+                lines::decode_lines(input, shape, opts.alphabet, output, usize::MAX);
+            if consumed > 0 {
+                let rest = decode_general(&input[consumed..], opts, &mut output[written..]);
+                return rest
+                    .map(|more| written + more)
+                    .map_err(|e| e.shifted(consumed));
+            }
+        }
+    }
+    decode_general(input, opts, output)
+}
+
+/// `decode_into` without the short and line-wrapped paths: simdutf, and
+/// the scalar decoder when it fails.
+fn decode_general(
+    input: &[u8],
+    opts: DecodeOptions,
+    output: &mut [u8],
+) -> Result<usize, DecodeError> {
     let result = simdutf_decode(input, opts.alphabet, output);
     if result.error != ErrorCode::Success {
         return scalar::decode(input, opts, output);
@@ -321,7 +344,7 @@ pub fn check_final_quantum(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{decode_to_vec, Rng};
+    use crate::test_support::{decode_to_vec, scalar_decode_to_vec, Rng};
 
     fn enc(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
@@ -344,14 +367,7 @@ mod tests {
         let (mut taken, mut declined) = (0, 0);
         for round in 0..20_000 {
             let plain = rng.bytes(round % 34);
-            let encode_opts = EncodeOptions {
-                alphabet: if rng.next() % 2 == 0 {
-                    Alphabet::Standard
-                } else {
-                    Alphabet::UrlSafe
-                },
-                padding: rng.next() % 4 != 0,
-            };
+            let encode_opts = rng.encode_options();
             let mut input = enc(&plain, encode_opts);
             for _ in 0..rng.next() % 3 {
                 if !input.is_empty() {
@@ -453,11 +469,6 @@ mod tests {
         DecodeOptions::all()
     }
 
-    fn scalar_dec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
-        let mut out = vec![0u8; maximal_decoded_len(input.len())];
-        scalar::decode(input, opts, &mut out).map(|n| out[..n].to_vec())
-    }
-
     #[test]
     fn round_trip_every_length_to_1100() {
         let seed = 0x5EED_0001;
@@ -503,22 +514,13 @@ mod tests {
                     padding: rng.next().is_multiple_of(2),
                 },
             );
-            for _ in 0..(rng.next() % 4) {
-                let special = specials[(rng.next() as usize) % specials.len()];
-                let at = (rng.next() as usize) % (text.len() + 1);
-                match rng.next() % 3 {
-                    0 => text.insert(at, special),
-                    1 if at < text.len() => text[at] = special,
-                    _ if at < text.len() => {
-                        text.remove(at);
-                    }
-                    _ => {}
-                }
+            for _ in 0..rng.next() % 4 {
+                rng.edit(&mut text, specials);
             }
             for &opts in &options {
                 assert_eq!(
                     decode_to_vec(&text, opts),
-                    scalar_dec(&text, opts),
+                    scalar_decode_to_vec(&text, opts),
                     "round {round} input {text:?} {opts:?}"
                 );
             }

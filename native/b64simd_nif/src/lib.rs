@@ -10,6 +10,7 @@ pub mod budget;
 pub mod codec;
 pub mod job;
 pub mod kernel;
+pub mod lines;
 pub mod mime;
 pub mod options;
 pub mod scalar;

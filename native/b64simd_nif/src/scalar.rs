@@ -35,6 +35,21 @@ pub enum DecodeError {
     NonCanonical(usize),
 }
 
+impl DecodeError {
+    /// The same error with its offset moved `by` bytes on: an error found in
+    /// the rest of an input after a prefix of `by` bytes was decoded.
+    pub fn shifted(self, by: usize) -> DecodeError {
+        use DecodeError::*;
+        match self {
+            MissingPadding => MissingPadding,
+            InvalidCharacter(at) => InvalidCharacter(at + by),
+            BadPadding(at) => BadPadding(at + by),
+            Incomplete(at) => Incomplete(at + by),
+            NonCanonical(at) => NonCanonical(at + by),
+        }
+    }
+}
+
 /// What one input byte is, for a given alphabet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Class {

@@ -1,7 +1,8 @@
 //! Per-thread scratch memory for the codec's block loops (`is_valid`'s
 //! decode target, the wrapped encoder's text block, `mime_decode`'s filtered
-//! characters): zeroed once per scheduler thread instead of on every call,
-//! where zeroing 12-16 KiB cost more than a small call's whole work.
+//! characters, the line path's gathered characters): zeroed once per
+//! scheduler thread instead of on every call, where zeroing 12-16 KiB cost
+//! more than a small call's whole work.
 
 use std::cell::RefCell;
 
@@ -14,11 +15,25 @@ thread_local! {
     static SCRATCH: RefCell<[u8; SCRATCH_BYTES]> = const { RefCell::new([0; SCRATCH_BYTES]) };
 }
 
+thread_local! {
+    /// The line path's own buffer: `is_valid` decodes what it gathers into
+    /// the first one.
+    static LINE_SCRATCH: RefCell<[u8; SCRATCH_BYTES]> = const { RefCell::new([0; SCRATCH_BYTES]) };
+}
+
 /// Runs `work` with this thread's scratch buffer (`SCRATCH_BYTES` long; its
 /// contents are whatever the last user left). Uses never nest; if one did,
 /// it would get a fresh buffer rather than a borrow error.
 pub fn with_scratch<R>(work: impl FnOnce(&mut [u8]) -> R) -> R {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => work(&mut scratch[..]),
+        Err(_) => work(&mut vec![0u8; SCRATCH_BYTES]),
+    })
+}
+
+/// `with_scratch` for the line path (`lines.rs`), on a buffer of its own.
+pub fn with_line_scratch<R>(work: impl FnOnce(&mut [u8]) -> R) -> R {
+    LINE_SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut scratch) => work(&mut scratch[..]),
         Err(_) => work(&mut vec![0u8; SCRATCH_BYTES]),
     })
