@@ -8,6 +8,7 @@
 //! the caller's input binary back in on every call (it is never copied).
 
 use crate::codec::{self, check_final_quantum, check_skipped_bytes, encoded_len};
+use crate::lines;
 use crate::options::{DecodeOptions, EncodeOptions};
 use crate::scalar::{self, DecodeError};
 use simdutf::{ErrorCode, LastChunkHandlingOptions};
@@ -106,6 +107,9 @@ pub struct DecodeJob {
     /// than the bounded-output variant (sliced decode ran at 0.89x of
     /// one-shot with the bounded variant alone).
     unbroken: bool,
+    /// True until the line path (`lines::decode_lines`) makes no progress:
+    /// line-wrapped input decodes several times faster that way.
+    lines: bool,
 }
 
 impl DecodeJob {
@@ -116,6 +120,7 @@ impl DecodeJob {
             out_pos: 0,
             locating_error: None,
             unbroken: true,
+            lines: !opts.reject_whitespace,
         }
     }
 
@@ -131,6 +136,18 @@ impl DecodeJob {
             return self.scalar_step(input, output, max_input);
         }
         let rest = &input[self.in_pos..];
+        if self.lines {
+            if let Some(shape) = lines::shape_of(rest) {
+                let output = &mut output[self.out_pos..];
+                let done = lines::decode_lines(rest, shape, self.opts.alphabet, output, max_input);
+                if done.consumed > 0 {
+                    self.in_pos += done.consumed;
+                    self.out_pos += done.written;
+                    return Step::More;
+                }
+            }
+            self.lines = false;
+        }
         if self.unbroken {
             // Not the last piece: that one may end in padding, which the
             // general path below checks.

@@ -21,6 +21,7 @@
 
 use crate::codec::{decode_variant, decode_window, Window};
 use crate::job::{run_to_end, Step};
+use crate::lines;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::scalar::{self, sextet, DecodeError};
 use crate::scratch::with_scratch;
@@ -34,6 +35,8 @@ use simdutf::{ErrorCode, LastChunkHandlingOptions};
 /// filter's share, since it cannot know in advance which path will run.
 const SIMDUTF_COST: usize = 4;
 pub const SLICE_COST: usize = 16;
+/// The line path runs at about half of plain decode's speed.
+const LINES_COST: usize = 2;
 
 /// Alphabet characters filtered per block: the scratch buffer stays in L1.
 const BLOCK: usize = 16 * 1024;
@@ -58,6 +61,8 @@ pub struct MimeJob {
     in_pos: usize,
     out_pos: usize,
     filter: Option<Box<Filter>>,
+    /// True until the line path makes no progress (as in `DecodeJob`).
+    lines: bool,
 }
 
 impl MimeJob {
@@ -67,6 +72,7 @@ impl MimeJob {
             in_pos: 0,
             out_pos: 0,
             filter: None,
+            lines: true,
         }
     }
 
@@ -79,6 +85,12 @@ impl MimeJob {
     /// does in a timeslice. `output` is the whole output, at least
     /// `maximal_decoded_len(input.len())` bytes.
     pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        if self.lines {
+            if let Some(step) = self.lines_step(input, output, max_input / LINES_COST) {
+                return step;
+            }
+            self.lines = false;
+        }
         if self.filter.is_none() {
             match self.simdutf_step(input, output, max_input / SIMDUTF_COST) {
                 Some(step) => return step,
@@ -94,6 +106,22 @@ impl MimeJob {
             }
         }
         self.filter_step(input, output, max_input / SLICE_COST)
+    }
+
+    /// The line path over about `max_input` bytes, or `None` if it made no
+    /// progress. What it keeps is alphabet characters in whole groups and
+    /// line breaks, which `mime_decode` reads as the general path does.
+    fn lines_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Option<Step> {
+        let rest = &input[self.in_pos..];
+        let shape = lines::shape_of(rest)?;
+        let output = &mut output[self.out_pos..];
+        let done = lines::decode_lines(rest, shape, self.opts.alphabet, output, max_input);
+        if done.consumed == 0 {
+            return None;
+        }
+        self.in_pos += done.consumed;
+        self.out_pos += done.written;
+        Some(Step::More)
     }
 
     /// simdutf's decode of about `max_input` bytes, or `None` if it failed
@@ -412,8 +440,8 @@ mod tests {
         }
     }
 
-    /// MIME bodies, clean or with one stray byte late in the input, so that a
-    /// sliced job starts on simdutf and switches to the filter mid-way.
+    /// MIME and PEM bodies, clean or with one stray byte anywhere, so that a
+    /// sliced job starts on the line path or simdutf and switches mid-way.
     #[test]
     fn clean_bodies_and_late_garbage() {
         use crate::options::EncodeOptions;
@@ -421,12 +449,20 @@ mod tests {
         let seed = 0x5EED_0013;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
-        let lines = Lines {
-            length: 76,
-            line_break: LineBreak::CrLf,
-        };
         for round in 0..2_000 {
-            let len = (rng.next() % 2000) as usize;
+            // MIME's lines, and PEM's (which take the line path too).
+            let lines = if rng.next().is_multiple_of(2) {
+                Lines {
+                    length: 76,
+                    line_break: LineBreak::CrLf,
+                }
+            } else {
+                Lines {
+                    length: 64,
+                    line_break: LineBreak::Lf,
+                }
+            };
+            let len = (rng.next() % 3000) as usize;
             let plain = rng.bytes(len);
             let padding = !rng.next().is_multiple_of(4);
             let opts = EncodeOptions {
