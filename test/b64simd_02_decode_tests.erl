@@ -247,6 +247,36 @@ bytes_at_every_block_boundary() ->
      || Options <- [#{}, #{mode => any, padding => false, whitespace => reject}]],
     ok.
 
+%% Line-wrapped text (MIME's 76 with CRLF, PEM's 64 with LF, and 72, whose
+%% shape is only looked for in inputs from 64 KiB) takes the line path, a
+%% block of 16 KiB of characters at a time. A byte replaced or inserted in
+%% the first line, in a break, at the line where the second block starts,
+%% and in the last line: the reference's result, reason and offset.
+line_wrapped_text_test_() ->
+    {timeout, 120, fun line_wrapped_text/0}.
+
+line_wrapped_text() ->
+    _ = seed(decode_line_wrapped_text),
+    Shapes = [{76, <<"\r\n">>, 13000}, {64, <<"\n">>, 13000}, {72, <<"\r\n">>, 50000}],
+    [begin
+         Data = rand:bytes(Size + rand:uniform(300)),
+         Text = iolist_to_binary(lists:join(Break, b64simd_test_lib:lines(base64:encode(Data), Width))),
+         ?assertEqual(Data, b64simd:decode(Text), label({Width, Size})),
+         ?assertEqual(Data, b64simd:mime_decode(Text), label({Width, Size})),
+         Stride = Width + byte_size(Break),
+         SecondBlock = (16384 div Width) * Stride,
+         Last = byte_size(Text) - 2,
+         Positions = [0, 5, Width, Width + byte_size(Break) - 1, 3 * Stride + 7,
+                      SecondBlock - 1, SecondBlock, SecondBlock + 9, Last],
+         [check(Mutated, Options)
+          || Position <- Positions, Byte <- [$!, $=, $\s, $A],
+             Mutated <- [insert_at(Text, Position, <<Byte>>), replace_at(Text, Position, Byte)],
+             Options <- [#{}, #{mode => any, padding => false}, #{whitespace => reject}]],
+         ok
+     end
+     || {Width, Break, Size} <- Shapes],
+    ok.
+
 %% Random bytes at random places of random encodings up to 20000
 %% characters, under random option sets.
 random_byte_random_place_test_() ->

@@ -4,7 +4,7 @@
 
 -export([encode_option_sets/0, decode_option_sets/0, label/1]).
 -export([seed/1]).
--export([iolist_shapes/1, wrap/2]).
+-export([iolist_shapes/1, wrap/2, lines/2]).
 -export([otp_encode/2, otp_decode/1, result/1]).
 
 %% @doc Every encode option map: mode x padding, with the defaults spelled

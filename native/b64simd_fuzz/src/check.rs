@@ -7,6 +7,7 @@ use b64simd_nif::codec::{self, encoded_len, maximal_decoded_len};
 use b64simd_nif::job::{DecodeJob, EncodeJob, Step};
 use b64simd_nif::options::{Alphabet, DecodeOptions, EncodeOptions};
 use b64simd_nif::scalar::{self, DecodeError};
+use b64simd_nif::validate;
 
 /// Output buffers get this many canary bytes past their end: simdutf writes
 /// through raw pointers, so an overrun would not panic on its own.
@@ -157,6 +158,12 @@ pub fn decode_case(
             show(&sliced),
             show(&expected),
             first_difference(&sliced, &expected)
+        ));
+    }
+    if validate::is_valid(text, opts) != expected.is_ok() {
+        return Err(format!(
+            "validate::is_valid disagrees with scalar::decode {}",
+            show(&expected)
         ));
     }
     if let Err(error) = expected {

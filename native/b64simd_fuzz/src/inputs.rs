@@ -123,9 +123,9 @@ fn sprinkle_whitespace(rng: &mut Rng, text: &mut Vec<u8>) {
     *text = out;
 }
 
-/// MIME (76, CRLF) and PEM (64, LF) style line breaks, or odd widths.
+/// MIME (76, CRLF) and PEM (64, LF) style line breaks, or other widths.
 fn wrap_lines(rng: &mut Rng, text: &mut Vec<u8>) {
-    let width = rng.pick(&[76, 64, 4, 1, 3, 17]);
+    let width = rng.pick(&[76, 64, 72, 4, 1, 3, 17]);
     let brk: &[u8] = rng.pick(&[&b"\r\n"[..], b"\n", b" ", b"\r\n\r\n"]);
     let mut out = Vec::with_capacity(text.len() + text.len() / width * brk.len() + 2);
     for (i, chunk) in text.chunks(width).enumerate() {
