@@ -15,7 +15,7 @@
 -export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
 -export([is_valid/1, is_valid/2]).
 -export([format_error/2, kernel/0]).
--export([to_binary/1, encode_after/3]).
+-export([to_binary/1, encode_after/3, decode_flags/1, try_decode_flagged/2]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
 -export_type([line_break/0, mime_decode_options/0]).
@@ -353,6 +353,17 @@ to_binary(_Data) ->
 encode_after(Carry, Data, Options) ->
     finish(b64simd_nif:encode_after(Carry, Data, encode_flags(Options)), Data).
 
+%% @private
+%% @doc For `b64simd_stream': `try_decode/2' of a binary with options already
+%% parsed by {@link decode_flags/1}, so that a stream parses its options
+%% once rather than once per piece.
+-spec try_decode_flagged(binary(), non_neg_integer()) -> {ok, binary()} | {error, reason()}.
+try_decode_flagged(Base64, Flags) ->
+    case finish(b64simd_nif:decode(Base64, Flags), Base64) of
+        Data when is_binary(Data) -> {ok, Data};
+        {error, _} = Error -> Error
+    end.
+
 %%====================================================================
 %% Internal: options, parsed once into the NIF's flags
 %%====================================================================
@@ -387,6 +398,9 @@ encode_option({padding, true}, Flags) -> Flags;
 encode_option({padding, false}, Flags) -> Flags band bnot ?PADDING;
 encode_option(_, _Flags) -> badarg.
 
+%% @private
+%% @doc The NIF's flags for decode options, or `badarg'.
+-spec decode_flags(term()) -> non_neg_integer() | badarg.
 decode_flags(Options) when map_size(Options) =:= 0 ->
     ?DEFAULT_FLAGS;
 decode_flags(#{mode := urlsafe, padding := false} = Options) when map_size(Options) =:= 2 ->

@@ -43,9 +43,11 @@
 
 -record(decoder, {
     options :: map(),
-    %% The same options with padding optional and canonical off: the
-    %% end-of-input rules apply once, in decode_final/1, to the last quantum.
-    loose :: map(),
+    %% The NIF's flags for the same options with padding optional and
+    %% canonical off: the end-of-input rules apply once, in decode_final/1,
+    %% to the last quantum. Parsed once: parsing a map per piece cost more
+    %% than decoding a 1460-byte piece.
+    loose :: non_neg_integer(),
     %% Offset in the stream of the next byte given to decode/2.
     position = 0 :: non_neg_integer(),
     %% The input not yet decoded: the characters of an incomplete quantum
@@ -150,7 +152,8 @@ encode_final(Encoder) ->
 decode_init(Options) ->
     try b64simd:try_decode(<<>>, Options) of
         _ -> #decoder{options = Options,
-                      loose = Options#{padding => false, canonical => false}}
+                      loose = b64simd:decode_flags(Options#{padding => false,
+                                                            canonical => false})}
     catch
         error:badarg -> ?RAISE(badarg, [Options], #{})
     end.
@@ -338,7 +341,7 @@ segments(Offsets) ->
 decode_loose(<<>>, _Decoder) ->
     {ok, <<>>};
 decode_loose(Base64, #decoder{loose = Loose}) ->
-    b64simd:try_decode(Base64, Loose).
+    b64simd:try_decode_flagged(Base64, Loose).
 
 %% The exact way: the tail of whitespace and '=' of Buffer is read here, byte
 %% by byte; all before it (`Body', which ends with a byte that is neither)
