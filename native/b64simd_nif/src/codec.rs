@@ -99,15 +99,12 @@ pub fn decode_into(
         }
     }
     if !opts.reject_whitespace {
-        if let Some(shape) = lines::shape_of(input) {
-            let Window { consumed, written } =
-                lines::decode_lines(input, shape, opts.alphabet, output, usize::MAX);
-            if consumed > 0 {
-                let rest = decode_general(&input[consumed..], opts, &mut output[written..]);
-                return rest
-                    .map(|more| written + more)
-                    .map_err(|e| e.shifted(consumed));
-            }
+        let lines = lines::decode_some_lines(input, opts.alphabet, output, usize::MAX);
+        if let Some(Window { consumed, written }) = lines {
+            let rest = decode_general(&input[consumed..], opts, &mut output[written..]);
+            return rest
+                .map(|more| written + more)
+                .map_err(|e| e.shifted(consumed));
         }
     }
     decode_general(input, opts, output)
@@ -222,20 +219,8 @@ pub struct Window {
 /// (padding in mid-stream): the caller's slower path then takes over at the
 /// same position, which is at a whole quantum.
 pub fn decode_window(input: &[u8], output: &mut [u8], alphabet: Alphabet) -> Option<Window> {
-    let mut written = output.len();
-    // SAFETY: both slices are valid and distinct, and simdutf writes at most
-    // `written` (= output.len()) bytes.
-    let result = unsafe {
-        simdutf::base64_to_binary_safe(
-            input.as_ptr(),
-            input.len(),
-            output.as_mut_ptr(),
-            &mut written,
-            decode_variant(alphabet),
-            LastChunkHandlingOptions::Loose,
-            false,
-        )
-    };
+    let loose = LastChunkHandlingOptions::Loose;
+    let (result, written) = decode_bounded(input, output, alphabet, loose);
     let consumed = result.count;
     let finished = consumed == input.len();
     let ok = matches!(
@@ -247,6 +232,32 @@ pub fn decode_window(input: &[u8], output: &mut [u8], alphabet: Alphabet) -> Opt
         return None;
     }
     Some(Window { consumed, written })
+}
+
+/// simdutf's decode of `input` into at most `output.len()` bytes (its
+/// `base64_to_binary_safe`): its result (on success, the input consumed)
+/// and the bytes written.
+pub fn decode_bounded(
+    input: &[u8],
+    output: &mut [u8],
+    alphabet: Alphabet,
+    last_chunk: LastChunkHandlingOptions,
+) -> (simdutf::Result, usize) {
+    let mut written = output.len();
+    // SAFETY: both slices are valid and distinct, and simdutf writes at most
+    // `written` (= output.len()) bytes.
+    let result = unsafe {
+        simdutf::base64_to_binary_safe(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr(),
+            &mut written,
+            decode_variant(alphabet),
+            last_chunk,
+            false,
+        )
+    };
+    (result, written)
 }
 
 /// Whether `piece` is nothing but alphabet characters in whole quanta: then

@@ -137,14 +137,11 @@ impl DecodeJob {
         }
         let rest = &input[self.in_pos..];
         if self.lines {
-            if let Some(shape) = lines::shape_of(rest) {
-                let output = &mut output[self.out_pos..];
-                let done = lines::decode_lines(rest, shape, self.opts.alphabet, output, max_input);
-                if done.consumed > 0 {
-                    self.in_pos += done.consumed;
-                    self.out_pos += done.written;
-                    return Step::More;
-                }
+            let out = &mut output[self.out_pos..];
+            if let Some(done) = lines::decode_some_lines(rest, self.opts.alphabet, out, max_input) {
+                self.in_pos += done.consumed;
+                self.out_pos += done.written;
+                return Step::More;
             }
             self.lines = false;
         }
@@ -169,20 +166,9 @@ impl DecodeJob {
             (max_input / 4).max(1) * 3
         }
         .min(capacity);
-        let mut written = window;
-        // SAFETY: `rest` and the output window are valid, distinct slices and
-        // simdutf writes at most `written` (the window) bytes.
-        let result = unsafe {
-            simdutf::base64_to_binary_safe(
-                rest.as_ptr(),
-                rest.len(),
-                output[self.out_pos..].as_mut_ptr(),
-                &mut written,
-                codec::decode_variant(self.opts.alphabet),
-                LastChunkHandlingOptions::Loose,
-                false,
-            )
-        };
+        let out = &mut output[self.out_pos..self.out_pos + window];
+        let loose = LastChunkHandlingOptions::Loose;
+        let (result, written) = codec::decode_bounded(rest, out, self.opts.alphabet, loose);
         let consumed = result.count;
         let finished = consumed == rest.len();
         let progressed = consumed > 0 || written > 0;

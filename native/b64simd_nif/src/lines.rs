@@ -38,7 +38,7 @@ const USUAL_LENGTHS: [usize; 2] = [76, 64];
 
 /// Other lengths are found by looking for the first LF this far in, which
 /// costs about 8 ns: only in inputs long enough that this is under 1%.
-const LONGEST_LINE: usize = 256;
+pub const LONGEST_LINE: usize = 256;
 const ANY_LENGTH_MIN_INPUT: usize = 64 * 1024;
 
 /// The shape of `input`'s first line, if it is one `decode_lines` can use:
@@ -96,6 +96,20 @@ pub fn decode_lines(
         done.written += block.written;
     }
     done
+}
+
+/// The line path as a job's step takes it: `decode_lines` from the start
+/// of `rest` if it begins with lines of a shape it can use; `None` if not,
+/// or if it made no progress.
+pub fn decode_some_lines(
+    rest: &[u8],
+    alphabet: Alphabet,
+    output: &mut [u8],
+    max_input: usize,
+) -> Option<Window> {
+    let shape = shape_of(rest)?;
+    let done = decode_lines(rest, shape, alphabet, output, max_input);
+    (done.consumed > 0).then_some(done)
 }
 
 /// Characters gathered per block: 16 KiB, which stays in L1 and decodes to

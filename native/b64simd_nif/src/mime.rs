@@ -113,12 +113,8 @@ impl MimeJob {
     /// line breaks, which `mime_decode` reads as the general path does.
     fn lines_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Option<Step> {
         let rest = &input[self.in_pos..];
-        let shape = lines::shape_of(rest)?;
         let output = &mut output[self.out_pos..];
-        let done = lines::decode_lines(rest, shape, self.opts.alphabet, output, max_input);
-        if done.consumed == 0 {
-            return None;
-        }
+        let done = lines::decode_some_lines(rest, self.opts.alphabet, output, max_input)?;
         self.in_pos += done.consumed;
         self.out_pos += done.written;
         Some(Step::More)
