@@ -13,6 +13,7 @@ pub mod kernel;
 pub mod lines;
 pub mod mime;
 pub mod options;
+pub mod quanta;
 pub mod scalar;
 pub mod scratch;
 #[cfg(test)]
@@ -26,6 +27,7 @@ mod nif {
     use crate::job::{DecodeJob, EncodeJob, Step};
     use crate::mime::{self, MimeJob};
     use crate::options::{DecodeOptions, EncodeOptions};
+    use crate::quanta::{self, QuantaJob, Start};
     use crate::scalar::DecodeError;
     use crate::validate::{self, ValidateJob};
     use crate::wrap::{self, LineBreak, Lines, WrapJob};
@@ -38,6 +40,7 @@ mod nif {
         rustler::atoms! {
             continue_ = "continue",
             error,
+            exact,
             missing_padding,
             invalid_character,
             bad_padding,
@@ -384,6 +387,35 @@ mod nif {
         output
     }
 
+    /// For `b64simd_stream`: the whole quanta at the start of `carry` followed
+    /// by `piece`, decoded without joining the two: `{Data, Consumed}`, the
+    /// bytes of the two that they take up; `exact` for anything unusual (the
+    /// stream then finds the reason its exact way); or for a big piece
+    /// `{continue, Job}`.
+    #[rustler::nif]
+    fn decode_quanta<'a>(
+        env: Env<'a>,
+        carry: Binary<'a>,
+        piece: Binary<'a>,
+        flags: u32,
+    ) -> NifResult<Term<'a>> {
+        let opts = decode_options(flags)?;
+        let total = carry
+            .len()
+            .checked_add(piece.len())
+            .ok_or_else(system_limit)?;
+        let mut output = alloc_binary(codec::maximal_decoded_len(total))?;
+        let job = match quanta::start(&carry, &piece, opts, output.as_mut_slice()) {
+            None => return Ok(atoms::exact().encode(env)),
+            Some(Start::Finished(done)) => {
+                let data = shrink(output, done.written).release(env);
+                return Ok((data, done.consumed).encode(env));
+            }
+            Some(Start::Job(job)) => job,
+        };
+        start_job(env, JobKind::Quanta(job), output, &piece)
+    }
+
     // ---------------------------------------------------------------------------
     // Sliced jobs
     // ---------------------------------------------------------------------------
@@ -395,6 +427,8 @@ mod nif {
         MimeDecode(MimeJob),
         /// Its output buffer is only scratch; the result is `true | false`.
         Validate(ValidateJob),
+        /// The result is `{Data, Consumed}`, or `exact` if it fails.
+        Quanta(QuantaJob),
     }
 
     /// The output buffer travels with the job. `OwnedBinary` holds a raw pointer
@@ -498,6 +532,7 @@ mod nif {
                 JobKind::EncodeWrapped(j) => j.step(input, output.as_mut_slice(), step_bytes),
                 JobKind::MimeDecode(j) => j.step(input, output.as_mut_slice(), step_bytes),
                 JobKind::Validate(j) => j.step(input, output.as_mut_slice(), step_bytes),
+                JobKind::Quanta(j) => j.step(input, output.as_mut_slice(), step_bytes),
             };
             if forced.is_some() || step != Step::More || started.elapsed() >= budget::SLICE_TARGET {
                 break step;
@@ -513,14 +548,19 @@ mod nif {
                 if let JobKind::Validate(_) = state.kind {
                     return Ok(Some(true.encode(env)));
                 }
-                Ok(Some(shrink(output, written).release(env).encode(env)))
+                let data = shrink(output, written).release(env);
+                Ok(Some(match &state.kind {
+                    JobKind::Quanta(job) => (data, job.consumed()).encode(env),
+                    _ => data.encode(env),
+                }))
             }
             Step::Failed(error) => {
                 state.output = None;
-                if let JobKind::Validate(_) = state.kind {
-                    return Ok(Some(false.encode(env)));
-                }
-                Ok(Some(error_term(env, error)))
+                Ok(Some(match state.kind {
+                    JobKind::Validate(_) => false.encode(env),
+                    JobKind::Quanta(_) => atoms::exact().encode(env),
+                    _ => error_term(env, error),
+                }))
             }
         }
     }

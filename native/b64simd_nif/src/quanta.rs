@@ -1,0 +1,304 @@
+//! The stream decoder's step (`b64simd_stream:decode/2`): decode the whole
+//! quanta at the start of `carry ++ piece` and say where they end, without
+//! joining the two. The carry is what the last piece left: the characters
+//! of a partial quantum, whitespace, perhaps a `=`, so a few bytes.
+//!
+//! simdutf's `stop_before_partial` mode is made for this: it decodes every
+//! whole quantum and reports the input it consumed, stopping before a
+//! partial one. The carry and the first bytes of the piece go through it
+//! from a small buffer (the head); the rest of the piece is read in place,
+//! the line path first, in slices if it is big. A padded quantum at the end
+//! stays in the carry, for the end of the stream to judge. Anything unusual
+//! (an invalid byte, `=` before the end, a byte OTP's rules reject that
+//! simdutf skips) makes it give up; the stream then takes its exact way,
+//! which finds the reason and its offset.
+
+use crate::codec::{check_skipped_bytes, decode_bounded, maximal_decoded_len, Window};
+use crate::job::Step;
+use crate::lines;
+use crate::options::DecodeOptions;
+use crate::scalar::DecodeError;
+use simdutf::{ErrorCode, LastChunkHandlingOptions};
+
+/// Carries longer than this take the stream's exact way (they come only
+/// from runs of whitespace or `=`).
+pub const MAX_CARRY: usize = 64;
+
+/// Bytes of an unwrapped piece copied behind the carry: enough to complete
+/// its quantum unless whitespace gets in the way.
+const HEAD_PIECE: usize = 64;
+
+/// simdutf's `stop_before_partial` decode of `input` into `output` (room
+/// for `maximal_decoded_len(input.len())`, or less to stop early): the
+/// input its whole quanta take up and the bytes they decode to, whether it
+/// reached the end, or `None` for anything unusual.
+fn decode_whole_quanta(
+    input: &[u8],
+    opts: DecodeOptions,
+    output: &mut [u8],
+) -> Option<(Window, bool)> {
+    let stop = LastChunkHandlingOptions::StopBeforePartial;
+    let (result, written) = decode_bounded(input, output, opts.alphabet, stop);
+    let (consumed, written, finished) = match result.error {
+        // A padded quantum at the end is left for the carry, where the end
+        // of the stream (or the next piece) decides about it.
+        ErrorCode::Success if !written.is_multiple_of(3) => {
+            let (consumed, written) = before_padded_quantum(input, result.count, written)?;
+            (consumed, written, true)
+        }
+        ErrorCode::Success => (result.count, written, true),
+        ErrorCode::OutputBufferTooSmall if written > 0 && written.is_multiple_of(3) => {
+            (result.count, written, false)
+        }
+        _ => return None,
+    };
+    check_skipped_bytes(&input[..consumed], written, opts, 0).ok()?;
+    Some((Window { consumed, written }, finished))
+}
+
+/// Where the padded quantum that ends `input[..consumed]` (decoded to
+/// `written` bytes) begins, and the bytes written before it: its 2 or 3
+/// characters are found scanning back over whitespace and `=`.
+fn before_padded_quantum(input: &[u8], consumed: usize, written: usize) -> Option<(usize, usize)> {
+    let mut characters = written % 3 + 1;
+    for at in (0..consumed).rev() {
+        if !matches!(input[at], b'=' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c') {
+            characters -= 1;
+            if characters == 0 {
+                return Some((at, written - written % 3));
+            }
+        }
+    }
+    None
+}
+
+/// What the head told: all of `carry ++ piece` is done, or a job goes on
+/// in the piece.
+pub enum Start {
+    Finished(Window),
+    Job(QuantaJob),
+}
+
+/// Decodes the head into `output`, which holds `maximal_decoded_len` of
+/// carry and piece. The head is the carry and the piece up to its first
+/// line break, so that the job starts at a line and can take the line path
+/// (MIME and PEM pieces begin and end mid-line), or up to `HEAD_PIECE`
+/// bytes of a piece without one near its start. `None` if the head is unusual, or if its
+/// whole quanta do not take in all of the carry (the new carry would then
+/// straddle the two).
+pub fn start(carry: &[u8], piece: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<Start> {
+    let job_at = |in_piece, written| {
+        Some(Start::Job(QuantaJob::new(
+            opts,
+            carry.len(),
+            in_piece,
+            written,
+        )))
+    };
+    // A break this far in leaves room for the 3 characters the carry may
+    // need; one closer is passed over.
+    const FIRST_BREAK_MIN: usize = 8;
+    let window = &piece[..piece.len().min(lines::LONGEST_LINE + 2)];
+    let first_break = memchr::memchr_iter(b'\n', window).find(|&at| at >= FIRST_BREAK_MIN);
+    let head_piece = match first_break {
+        _ if carry.is_empty() && lines::shape_of(piece).is_some() => return job_at(0, 0),
+        Some(newline) => newline + 1,
+        None if carry.is_empty() => return job_at(0, 0),
+        None => piece.len().min(HEAD_PIECE),
+    };
+    if carry.len() > MAX_CARRY {
+        return None;
+    }
+    let mut buffer = [0u8; MAX_CARRY + lines::LONGEST_LINE + 2];
+    let head = if carry.is_empty() {
+        &piece[..head_piece]
+    } else {
+        buffer[..carry.len()].copy_from_slice(carry);
+        buffer[carry.len()..carry.len() + head_piece].copy_from_slice(&piece[..head_piece]);
+        &buffer[..carry.len() + head_piece]
+    };
+    let room = maximal_decoded_len(head.len());
+    let (window, _) = decode_whole_quanta(head, opts, &mut output[..room])?;
+    if head_piece == piece.len() {
+        return Some(Start::Finished(window));
+    }
+    match window.consumed.checked_sub(carry.len()) {
+        Some(in_piece) if in_piece > 0 || carry.is_empty() => job_at(in_piece, window.written),
+        _ => None,
+    }
+}
+
+/// The rest of the piece, in steps: positions in the piece and the output.
+#[derive(Clone, Debug)]
+pub struct QuantaJob {
+    opts: DecodeOptions,
+    carry_len: usize,
+    in_pos: usize,
+    out_pos: usize,
+    /// True until the line path makes no progress (as in `DecodeJob`).
+    lines: bool,
+}
+
+impl QuantaJob {
+    fn new(opts: DecodeOptions, carry_len: usize, in_pos: usize, out_pos: usize) -> QuantaJob {
+        QuantaJob {
+            opts,
+            carry_len,
+            in_pos,
+            out_pos,
+            lines: !opts.reject_whitespace,
+        }
+    }
+
+    /// Bytes of `carry ++ piece` consumed so far: where the whole quanta end
+    /// once the job is done.
+    pub fn consumed(&self) -> usize {
+        self.carry_len + self.in_pos
+    }
+
+    /// Decodes about `max_input` more bytes of `piece`. `Done(written)` when
+    /// the whole quanta are decoded; `Failed(_)` when something is unusual
+    /// (its reason means nothing: the stream takes its exact way).
+    pub fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let rest = &piece[self.in_pos..];
+        if self.lines {
+            let out = &mut output[self.out_pos..];
+            if let Some(done) = lines::decode_some_lines(rest, self.opts.alphabet, out, max_input) {
+                self.in_pos += done.consumed;
+                self.out_pos += done.written;
+                return Step::More;
+            }
+            self.lines = false;
+        }
+        let capacity = output.len() - self.out_pos;
+        let window = ((max_input / 4).max(1) * 3).min(capacity);
+        let out = &mut output[self.out_pos..self.out_pos + window];
+        let Some((done, finished)) = decode_whole_quanta(rest, self.opts, out) else {
+            return Step::Failed(DecodeError::InvalidCharacter(self.carry_len + self.in_pos));
+        };
+        self.in_pos += done.consumed;
+        self.out_pos += done.written;
+        if finished {
+            Step::Done(self.out_pos)
+        } else {
+            Step::More
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{encode_into, encoded_len};
+    use crate::options::Alphabet;
+    use crate::test_support::{scalar_decode_to_vec, Rng};
+
+    /// What the NIF does with `carry` and `piece`: `(data, consumed)`.
+    fn decode(
+        carry: &[u8],
+        piece: &[u8],
+        opts: DecodeOptions,
+        max_input: usize,
+    ) -> Option<(Vec<u8>, usize)> {
+        let mut out = vec![0u8; maximal_decoded_len(carry.len() + piece.len())];
+        let mut job = match start(carry, piece, opts, &mut out)? {
+            Start::Finished(done) => return Some((out[..done.written].to_vec(), done.consumed)),
+            Start::Job(job) => job,
+        };
+        for _ in 0..piece.len() + 2 {
+            match job.step(piece, &mut out, max_input) {
+                Step::More => continue,
+                Step::Done(written) => return Some((out[..written].to_vec(), job.consumed())),
+                Step::Failed(_) => return None,
+            }
+        }
+        panic!("no progress");
+    }
+
+    fn is_significant(byte: u8) -> bool {
+        !matches!(byte, b'=' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+    }
+
+    #[test]
+    fn examples() {
+        let opts = DecodeOptions {
+            padding_required: false,
+            ..DecodeOptions::DEFAULT
+        };
+        let whole = |carry: &[u8], piece: &[u8]| decode(carry, piece, opts, usize::MAX);
+        assert_eq!(whole(b"", b"QUJDQQ"), Some((b"ABC".to_vec(), 4)));
+        assert_eq!(whole(b"QU", b"JDQQ"), Some((b"ABC".to_vec(), 4)));
+        assert_eq!(whole(b"QUJ", b"D\r\n"), Some((b"ABC".to_vec(), 6)));
+        assert_eq!(
+            whole(b"", b"QUJDQQ=="),
+            Some((b"ABC".to_vec(), 4)),
+            "the padded quantum stays"
+        );
+        assert_eq!(whole(b"Q", b"U J\nD QUI="), Some((b"ABC".to_vec(), 7)));
+        assert_eq!(whole(b"QQ==", b"QUJD"), None, "data after padding");
+        assert_eq!(whole(b"", b"QU!D"), None);
+        assert_eq!(whole(b"", b"QUJD\x0cQUJD"), None, "OTP rejects form feed");
+        assert_eq!(whole(b"QU", b""), Some((vec![], 0)));
+    }
+
+    /// Encodings (plain or wrapped) with edits, cut into carry and piece at
+    /// random: when the quanta path answers, its data is the scalar decode
+    /// of the bytes it says it consumed, those are whole quanta, and what
+    /// is left is at most a partial quantum; any slicing answers the same.
+    #[test]
+    fn agrees_with_the_scalar_decoder() {
+        let seed = 0x5EED_0008;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c-_+/!A";
+        let mut answered = 0;
+        for round in 0..6_000 {
+            let len = rng.next() as usize % 3_000;
+            let plain = rng.bytes(len);
+            let encode_opts = rng.encode_options();
+            let mut text = vec![0u8; encoded_len(len, encode_opts.padding).unwrap()];
+            encode_into(&plain, encode_opts, &mut text);
+            if rng.next().is_multiple_of(2) {
+                let (length, line_break): (usize, &[u8]) =
+                    [(76, &b"\r\n"[..]), (64, b"\n"), (10, b" ")][rng.next() as usize % 3];
+                text = text.chunks(length).collect::<Vec<_>>().join(line_break);
+            }
+            if rng.next().is_multiple_of(3) {
+                rng.edit(&mut text, specials);
+            }
+            let cut = (rng.next() as usize % 8).min(text.len());
+            let (carry, piece) = text.split_at(cut);
+            let opts = DecodeOptions {
+                alphabet: [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any]
+                    [rng.next() as usize % 3],
+                padding_required: false,
+                reject_whitespace: rng.next().is_multiple_of(4),
+                canonical: false,
+            };
+            let answer = decode(carry, piece, opts, usize::MAX);
+            for max_input in [1, 100, 1_000] {
+                assert_eq!(
+                    decode(carry, piece, opts, max_input),
+                    answer,
+                    "round {round} slice {max_input}"
+                );
+            }
+            let Some((data, consumed)) = answer else {
+                continue;
+            };
+            answered += 1;
+            assert_eq!(
+                scalar_decode_to_vec(&text[..consumed], opts),
+                Ok(data.clone()),
+                "round {round}"
+            );
+            assert!(data.len().is_multiple_of(3), "round {round}");
+            let left = text[consumed..]
+                .iter()
+                .filter(|&&b| is_significant(b))
+                .count();
+            assert!(left < 4, "round {round}: {left} characters left");
+        }
+        assert!(answered > 3_000, "answered {answered}");
+    }
+}
