@@ -15,7 +15,7 @@
 -export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
 -export([is_valid/1, is_valid/2]).
 -export([format_error/2, kernel/0]).
--export([to_binary/1, encode_after/3, decode_flags/1, try_decode_flagged/2]).
+-export([to_binary/1, encode_after/3, decode_flags/1, try_decode_flagged/2, decode_quanta/3]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
 -export_type([line_break/0, mime_decode_options/0]).
@@ -363,6 +363,16 @@ try_decode_flagged(Base64, Flags) ->
         Data when is_binary(Data) -> {ok, Data};
         {error, _} = Error -> Error
     end.
+
+%% @private
+%% @doc For `b64simd_stream': the data of the whole quanta at the start of
+%% `<<Carry/binary, Piece/binary>>' and how many bytes of the two they take
+%% up, without copying the two into one; `exact' when something there needs
+%% a closer look (an error, padding before the end, a long carry).
+-spec decode_quanta(binary(), binary(), non_neg_integer()) ->
+    {binary(), non_neg_integer()} | exact.
+decode_quanta(Carry, Piece, Flags) ->
+    finish(b64simd_nif:decode_quanta(Carry, Piece, Flags), Piece).
 
 %%====================================================================
 %% Internal: options, parsed once into the NIF's flags

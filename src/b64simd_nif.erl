@@ -3,7 +3,7 @@
 %% take already-validated binaries and option flags from `b64simd'.
 -module(b64simd_nif).
 
--export([encode/2, decode/2, continue/2, encode_after/3]).
+-export([encode/2, decode/2, continue/2, encode_after/3, decode_quanta/3]).
 -export([encode_dirty/2, decode_dirty/2]).
 -export([encode_wrapped/4, mime_decode/2, is_valid/2]).
 -export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0]).
@@ -51,6 +51,13 @@ encode_after(_Carry, _Data, _Flags) -> not_loaded(?LINE).
 -spec decode(binary(), non_neg_integer()) ->
     binary() | {error, term()} | {continue, reference()}.
 decode(_Data, _Flags) -> not_loaded(?LINE).
+
+%% For b64simd_stream: the whole quanta at the start of <<Carry/binary,
+%% Piece/binary>> without joining them: {Data, BytesTheyTakeUp}, or exact
+%% when the stream must find out why not its exact way.
+-spec decode_quanta(binary(), binary(), non_neg_integer()) ->
+    {binary(), non_neg_integer()} | exact | {continue, reference()}.
+decode_quanta(_Carry, _Piece, _Flags) -> not_loaded(?LINE).
 
 -spec continue(reference(), binary()) -> binary() | {error, term()} | {continue, reference()}.
 continue(_Job, _Data) -> not_loaded(?LINE).

@@ -7,10 +7,11 @@
 %% stream. Between calls a state keeps a few bytes: an incomplete group of 3
 %% input bytes (when wrapping, the input of at most 4 lines not yet encoded
 %% and of the last 1 to 4 lines encoded), or an incomplete quantum of 4 Base64
-%% characters and its padding plus at most the last partial line (under 1 KiB)
-%% of the last piece. Each piece goes through the one-shot NIF in place; only
-%% a piece that follows a carry is copied once, joined to it. Encoding pieces
-%% of a multiple of 3 bytes (unwrapped) carries nothing.
+%% characters with its whitespace and padding. Each piece goes through the
+%% NIF in place, the carry put in front of it there; only wrapped encoding,
+%% and a decode that meets an error, copy a piece once to join it to the
+%% carry. Encoding pieces of a multiple of 3 bytes (unwrapped) carries
+%% nothing.
 %%
 %% ```
 %% E0 = b64simd_stream:encode_init(#{}),
@@ -50,9 +51,9 @@
     loose :: non_neg_integer(),
     %% Offset in the stream of the next byte given to decode/2.
     position = 0 :: non_neg_integer(),
-    %% The input not yet decoded: the characters of an incomplete quantum
-    %% and the '=' after them, without whitespace, then at most the last
-    %% partial line of the last piece. `offsets' maps it back to the stream:
+    %% The input not yet decoded: the characters of an incomplete (or
+    %% padded) quantum, with the whitespace and '=' among and after them,
+    %% a few bytes. `offsets' maps it back to the stream:
     %% {index in carry, stream offset} where a contiguous run starts, last
     %% first.
     carry = <<>> :: binary(),
@@ -64,9 +65,6 @@
 -opaque decoder() :: #decoder{}.
 %% A decoding stream's state.
 
-%% How far back from the end of a piece to look for its last line break: a
-%% partial line up to this long may be carried.
--define(LINE_WINDOW, 1024).
 
 -define(RAISE(Reason, Args, Cause),
         erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
@@ -259,79 +257,36 @@ gcd(A, B) -> gcd(B, A rem B).
 %% Internal: decode
 %%====================================================================
 
-%% The carry and the new piece form `Buffer'. The quick way cuts it where the
-%% characters before the cut are most likely a whole number of quanta (after
-%% the last line break near the end, or a multiple of 4 bytes if there is
-%% none) and decodes that prefix with padding optional. Only a failing decode
-%% is slow (the NIF then runs its scalar decoder to find the exact reason),
-%% so the cut avoids the one way a clean prefix can fail: one character left
-%% over. MIME and PEM lines are whole quanta, so each prefix ends with one.
-%% Any other error, and a piece too small to leave the carry behind, take the
-%% exact way below.
-decode_piece(#decoder{carry = Carry, position = Position} = Decoder, Binary) ->
-    Buffer = join(Carry, Binary),
+%% The quick way: the NIF decodes the whole quanta of the carry and the new
+%% piece, without joining the two (which copied every piece), and says how
+%% many of their bytes those quanta take up; what follows, at most a partial
+%% quantum, is carried. A padded quantum at the end is carried too, for
+%% decode_final/1 (or the next piece, if the stream goes on) to judge.
+%% Anything unusual (an error, a long carry) takes the exact way below.
+decode_piece(#decoder{carry = Carry, position = Position, loose = Loose} = Decoder, Binary) ->
     Next = Decoder#decoder{position = Position + byte_size(Binary)},
-    Cut = quick_cut(Buffer),
-    Quick = case Cut >= byte_size(Carry) of
-                true -> decode_prefix(Buffer, Cut, Decoder);
-                false -> exact
-            end,
-    case Quick of
-        {ok, Data, NewCarry, Segments} ->
+    case b64simd:decode_quanta(Carry, Binary, Loose) of
+        {Data, Consumed} ->
+            {NewCarry, Segments} = left_over(Consumed, Binary, Decoder),
             {Data, Next#decoder{carry = NewCarry, offsets = Segments}};
         exact ->
-            decode_exact(Buffer, Decoder, Next)
+            decode_exact(join(Carry, Binary), Decoder, Next)
     end.
 
-quick_cut(Buffer) ->
-    Size = byte_size(Buffer),
-    Window = min(?LINE_WINDOW, Size),
-    case binary:matches(Buffer, <<"\n">>, [{scope, {Size - Window, Window}}]) of
-        [] -> Size - Size rem 4;
-        Breaks -> element(1, lists:last(Breaks)) + 1
-    end.
-
-%% The data of the whole quanta before Cut; the rest of Buffer is carried,
-%% from the last quantum's characters and padding on.
-decode_prefix(Buffer, Cut, Decoder) ->
-    <<Prefix:Cut/binary, Rest/binary>> = Buffer,
-    case decode_loose(Prefix, Decoder) of
-        {ok, Data} ->
-            Whole = byte_size(Data) div 3 * 3,
-            Left = left_characters(byte_size(Data) - Whole),
-            {Chars, Segments} = last_quantum(Prefix, Cut - 1, Left, [], [], Decoder),
-            {ok, binary_part(Data, 0, Whole), carry(Chars, Rest),
-             [{byte_size(Chars), absolute(Cut, Decoder)} | Segments]};
-        {error, {incomplete, Last}} ->
-            %% Clean up to its last character, which is left over.
-            {ok, Data} = decode_loose(binary_part(Prefix, 0, Last), Decoder),
-            Char = binary:at(Prefix, Last),
-            {ok, Data, carry(<<Char>>, Rest),
-             [{1, absolute(Cut, Decoder)}, {0, absolute(Last, Decoder)}]};
-        {error, _} ->
-            exact
-    end.
-
-%% Copied, so that the piece the rest came from can be freed.
-carry(Chars, Rest) ->
-    binary:copy(join(Chars, Rest)).
-
-%% Scanning back from At over a prefix that decoded cleanly: its padding, if
-%% any, and its last Left characters, whitespace dropped, with the segments
-%% that map them back to the stream.
-last_quantum(_Prefix, _At, 0, Chars, Offsets, _Decoder) ->
-    {list_to_binary(Chars), segments(Offsets)};
-last_quantum(Prefix, At, Left, Chars, Offsets, Decoder) ->
-    case binary:at(Prefix, At) of
-        Byte when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
-            last_quantum(Prefix, At - 1, Left, Chars, Offsets, Decoder);
-        $= ->
-            last_quantum(Prefix, At - 1, Left, [$= | Chars], [absolute(At, Decoder) | Offsets],
-                         Decoder);
-        Byte ->
-            last_quantum(Prefix, At - 1, Left - 1, [Byte | Chars],
-                         [absolute(At, Decoder) | Offsets], Decoder)
-    end.
+%% The bytes of the carry and the piece from Consumed on, copied so that the
+%% piece can be freed, with the segments that map them to the stream.
+left_over(Consumed, Binary, #decoder{carry = Carry, position = Position})
+  when Consumed >= byte_size(Carry) ->
+    From = Consumed - byte_size(Carry),
+    case byte_size(Binary) - From of
+        0 -> {<<>>, []};
+        Size -> {binary:copy(binary_part(Binary, From, Size)), [{0, Position + From}]}
+    end;
+left_over(Consumed, Binary, #decoder{carry = Carry, offsets = Segments, position = Position}) ->
+    Kept = binary_part(Carry, Consumed, byte_size(Carry) - Consumed),
+    Later = [{Start - Consumed, Offset} || {Start, Offset} <- Segments, Start > Consumed],
+    {binary:copy(join(Kept, Binary)),
+     [{byte_size(Kept), Position} | Later] ++ [{0, segment_offset(Consumed, Segments)}]}.
 
 %% One segment per carried character: {its index in the carry, its stream
 %% offset}, last first, as absolute/2 reads them.

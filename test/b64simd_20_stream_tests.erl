@@ -374,6 +374,28 @@ decode_big_pieces_test_() ->
         ?assertEqual([], Failures)
     end}.
 
+%% The same with every NIF call forced to slices of 7 bytes, so that each
+%% piece's decode (the carry put in front in the NIF) runs as a job of many
+%% slices, stopping and resuming at every position.
+decode_big_pieces_sliced_test_() ->
+    {setup,
+     fun() -> ok = b64simd_nif:set_slice_bytes(7) end,
+     fun(_) -> b64simd_nif:set_slice_bytes(0) end,
+     {timeout, 120, fun() ->
+         _ = rand:seed(exsss, {21, 2026, 6}),
+         Failures =
+             [{Length, Noise, Options}
+              || Length <- [76, 64, none],
+                 Noise <- [clean, spaces, bad_byte],
+                 Options <- [#{}, #{mode => urlsafe, padding => false}, #{whitespace => reject}],
+                 Base64 <- [noise(Noise, wrapped(b64simd:encode(rand:bytes(3000 + rand:uniform(9)),
+                                                                maps:with([mode, padding], Options)),
+                                                 Length))],
+                 Chunks <- [chunk(Base64, [rand:uniform(700) || _ <- lists:seq(1, 8)])],
+                 one_shot_decode(Chunks, Options) =/= stream_decode(Chunks, Options)],
+         ?assertEqual([], Failures)
+     end}}.
+
 wrapped(Base64, none) -> Base64;
 wrapped(Base64, Length) -> wrap(Base64, Length, <<"\r\n">>).
 

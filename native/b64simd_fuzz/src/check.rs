@@ -6,6 +6,7 @@ use crate::reference::Reference;
 use b64simd_nif::codec::{self, encoded_len, maximal_decoded_len};
 use b64simd_nif::job::{DecodeJob, EncodeJob, Step};
 use b64simd_nif::options::{Alphabet, DecodeOptions, EncodeOptions};
+use b64simd_nif::quanta::{self, Start};
 use b64simd_nif::scalar::{self, DecodeError};
 use b64simd_nif::validate;
 
@@ -107,6 +108,49 @@ fn decode_sliced(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decod
     ))
 }
 
+/// The stream's step (`quanta`), with the text cut into a carry of up to 7
+/// bytes and a piece: when it answers, its data is the scalar decode of the
+/// bytes it says it consumed, whole quanta, and at most a partial quantum
+/// is left.
+fn check_quanta(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<(), String> {
+    let cut = (text.len() / 3).min(7);
+    let (carry, piece) = text.split_at(cut);
+    let len = maximal_decoded_len(text.len());
+    let mut out = guarded(len);
+    let answer = match quanta::start(carry, piece, opts, &mut out[..len]) {
+        None => None,
+        Some(Start::Finished(done)) => Some((done.written, done.consumed)),
+        Some(Start::Job(mut job)) => loop {
+            match job.step(piece, &mut out[..len], slice) {
+                Step::More => continue,
+                Step::Done(written) => break Some((written, job.consumed())),
+                Step::Failed(_) => break None,
+            }
+        },
+    };
+    check_guard(&out, len, "quanta")?;
+    let Some((written, consumed)) = answer else {
+        return Ok(());
+    };
+    let expected = decode_scalar(&text[..consumed], opts)?;
+    if expected.as_deref() != Ok(&out[..written]) || written % 3 != 0 {
+        return Err(format!(
+            "quanta (carry {cut}) gave {written} bytes for the first {consumed} bytes, scalar::decode {}",
+            show(&expected)
+        ));
+    }
+    let left = text[consumed..]
+        .iter()
+        .filter(|&&b| !matches!(b, b'=' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'))
+        .count();
+    if left > 3 {
+        return Err(format!(
+            "quanta left {left} characters after byte {consumed}"
+        ));
+    }
+    Ok(())
+}
+
 /// The offset in a reason must point at a byte that can cause it.
 fn check_offset(text: &[u8], opts: DecodeOptions, error: DecodeError) -> Result<(), String> {
     let is_significant = |b: u8| scalar::sextet(b).is_some();
@@ -159,6 +203,9 @@ pub fn decode_case(
             show(&expected),
             first_difference(&sliced, &expected)
         ));
+    }
+    if !opts.padding_required && !opts.canonical {
+        check_quanta(text, opts, slice)?;
     }
     if validate::is_valid(text, opts) != expected.is_ok() {
         return Err(format!(
