@@ -22,6 +22,7 @@
 %% MIME (RFC 2045): 76 characters a line, CRLF between lines.
 -define(MIME_LINE, 76).
 -define(STREAM_CHUNK, 65536).
+-define(SEGMENT, 1460).
 -define(MIB, 1_048_576).
 
 -type op() :: encode | decode | encode_url | decode_url | encode_wrapped
@@ -194,10 +195,15 @@ b64simd_extras() ->
                || erlang:function_exported(b64simd, is_valid, 1)],
     Stream = case code:ensure_loaded(b64simd_stream) of
                  {module, b64simd_stream} ->
-                     [stream_series(encode, fun b64simd_stream:encode_init/1,
-                                    fun b64simd_stream:encode/2, fun b64simd_stream:encode_final/1),
-                      stream_series(decode, fun b64simd_stream:decode_init/1,
-                                    fun b64simd_stream:decode/2, fun b64simd_stream:decode_final/1)];
+                     Encoder = {fun b64simd_stream:encode_init/1, fun b64simd_stream:encode/2,
+                                fun b64simd_stream:encode_final/1},
+                     Decoder = {fun b64simd_stream:decode_init/1, fun b64simd_stream:decode/2,
+                                fun b64simd_stream:decode_final/1},
+                     [stream_series(encode, ?STREAM_CHUNK, Encoder),
+                      stream_series(decode, ?STREAM_CHUNK, Decoder),
+                      %% One TCP segment's worth: what a socket hands over.
+                      stream_series(decode, ?SEGMENT, Decoder),
+                      stream_series(decode_wrapped, ?STREAM_CHUNK, Decoder)];
                  _ ->
                      []
              end,
@@ -211,22 +217,25 @@ b64simd_extras() ->
 ours(Library, Op, Call) ->
     #series{library = Library, op = Op, role = ours, call = Call}.
 
-%% b64simd_stream as DESIGN.md section 3 describes it, fed 64 KiB at a time.
-%% Timed, each piece is dropped once made, as a writer hands pieces on to a
-%% file or socket: keeping them all made the ERTS allocator map fresh memory
-%% for them (page faults), and the 16 MiB figure measured that rather than
-%% the stream. The check keeps and joins them.
-stream_series(Op, Init, Step, Final) ->
-    Run = fun(Input, Keep) -> stream(Input, 0, Init(#{}), Step, Final, Keep, []) end,
-    #series{library = "b64simd_stream", op = Op, role = ours,
+%% b64simd_stream as DESIGN.md section 3 describes it, fed Size bytes at a
+%% time. Timed, each piece is dropped once made, as a writer hands pieces on
+%% to a file or socket: keeping them all made the ERTS allocator map fresh
+%% memory for them (page faults), and the 16 MiB figure measured that rather
+%% than the stream. The check keeps and joins them.
+stream_series(Op, Size, {Init, Step, Final}) ->
+    Run = fun(Input, Keep) -> stream(Input, 0, Size, Init(#{}), Step, Final, Keep, []) end,
+    #series{library = stream_library(Size), op = Op, role = ours,
             call = fun(Input) -> Run(Input, false) end,
             check_call = fun(Input) -> iolist_to_binary(Run(Input, true)) end}.
 
-stream(Input, At, State, Step, Final, Keep, Acc) when At < byte_size(Input) ->
-    Chunk = binary:part(Input, At, min(?STREAM_CHUNK, byte_size(Input) - At)),
+stream_library(?STREAM_CHUNK) -> "b64simd_stream";
+stream_library(Size) -> "b64simd_stream(" ++ integer_to_list(Size) ++ ")".
+
+stream(Input, At, Size, State, Step, Final, Keep, Acc) when At < byte_size(Input) ->
+    Chunk = binary:part(Input, At, min(Size, byte_size(Input) - At)),
     {Piece, Next} = Step(State, Chunk),
-    stream(Input, At + byte_size(Chunk), Next, Step, Final, Keep, kept(Keep, Piece, Acc));
-stream(_Input, _At, State, _Step, Final, Keep, Acc) ->
+    stream(Input, At + byte_size(Chunk), Size, Next, Step, Final, Keep, kept(Keep, Piece, Acc));
+stream(_Input, _At, _Size, State, _Step, Final, Keep, Acc) ->
     kept(Keep, Final(State), Acc).
 
 kept(true, Piece, Acc) -> [Acc | Piece];
@@ -566,6 +575,7 @@ print_op(Op, Sizes, OpSeries, Copy, Medians, Failures) ->
 short(#series{library = "b64simd"}) -> "simd";
 short(#series{library = "b64simd:" ++ Function}) -> lists:sublist(Function, 4);
 short(#series{library = "b64simd_stream"}) -> "stream";
+short(#series{library = "b64simd_stream(" ++ Size}) -> "stream" ++ lists:droplast(Size);
 short(#series{library = Library}) -> Library.
 
 print_table(Headers, Rows) ->
@@ -705,6 +715,7 @@ panel(Title, Numbered, Style) ->
 colour("b64simd") -> "#1f5fbf";
 colour("b64simd:mime_decode") -> "#17a2b8";
 colour("b64simd_stream") -> "#7fb3ff";
+colour("b64simd_stream(" ++ _) -> "#b3d1ff";
 colour("b64veryfast") -> "#c0392b";
 colour("otp-base64") -> "#2e8b57";
 colour("otp-base64:mime_decode") -> "#9acd32";
