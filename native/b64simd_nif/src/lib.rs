@@ -261,10 +261,7 @@ mod nif {
             .checked_add(data.len())
             .ok_or_else(system_limit)?;
         let out_len = codec::encoded_len(total, opts.padding).ok_or_else(system_limit)?;
-        let taken = (3 - carry.len()).min(data.len());
-        let mut group = [0u8; 3];
-        group[..carry.len()].copy_from_slice(&carry);
-        group[carry.len()..carry.len() + taken].copy_from_slice(&data[..taken]);
+        let (group, _, taken) = shared_group(&carry, data);
         if total <= 3 {
             return encode_now(env, &group[..total], opts, out_len);
         }
@@ -279,6 +276,29 @@ mod nif {
         codec::encode_into(rest, opts, &mut output.as_mut_slice()[4..]);
         charge(env, Work::Encode, rest.len(), started);
         Ok(output.release(env).encode(env))
+    }
+
+    /// The 3-byte group a stream's carry (at most 2 bytes) shares with the
+    /// first bytes of `data`: the group, its length (less than 3 only at the
+    /// very end), and how many bytes of `data` it took.
+    fn shared_group(carry: &[u8], data: &[u8]) -> ([u8; 3], usize, usize) {
+        let taken = (3 - carry.len()).min(data.len());
+        let mut group = [0u8; 3];
+        group[..carry.len()].copy_from_slice(carry);
+        group[carry.len()..carry.len() + taken].copy_from_slice(&data[..taken]);
+        (group, carry.len() + taken, taken)
+    }
+
+    /// The line options of `encode_wrapped/4`; a line length of 0 is badarg.
+    fn lines_of(line_length: usize, lf: bool) -> NifResult<Lines> {
+        if line_length == 0 {
+            return Err(Error::BadArg);
+        }
+        let line_break = if lf { LineBreak::Lf } else { LineBreak::CrLf };
+        Ok(Lines {
+            length: line_length,
+            line_break,
+        })
     }
 
     /// The one-shot encode, into an output of the exact size.
@@ -580,14 +600,7 @@ mod nif {
         lf: bool,
     ) -> NifResult<Term<'a>> {
         let opts = encode_options(flags)?;
-        if line_length == 0 {
-            return Err(Error::BadArg);
-        }
-        let line_break = if lf { LineBreak::Lf } else { LineBreak::CrLf };
-        let lines = Lines {
-            length: line_length,
-            line_break,
-        };
+        let lines = lines_of(line_length, lf)?;
         let out_len =
             wrap::wrapped_len(input.len(), opts.padding, lines).ok_or_else(system_limit)?;
         let mut output = alloc_binary(out_len)?;
@@ -604,6 +617,43 @@ mod nif {
         wrap::encode_wrapped_into(&input, opts, lines, output.as_mut_slice());
         charge(env, Work::Encode, input.len().saturating_mul(cost), started);
         Ok(output.release(env).encode(env))
+    }
+
+    /// For `b64simd_stream`: `encode_wrapped/4` of `carry` (at most 2 bytes)
+    /// followed by `data`, continuing a text whose last line holds `column`
+    /// characters, without joining the two: the stream copied every piece
+    /// whole, and encoded its last lines again to get the break between
+    /// pieces.
+    #[rustler::nif]
+    fn encode_wrapped_after<'a>(
+        env: Env<'a>,
+        carry: Binary<'a>,
+        data: Binary<'a>,
+        flags: u32,
+        line_length: usize,
+        lf: bool,
+        column: usize,
+    ) -> NifResult<Term<'a>> {
+        let opts = encode_options(flags)?;
+        let lines = lines_of(line_length, lf)?;
+        if column > line_length || carry.len() > 2 {
+            return Err(Error::BadArg);
+        }
+        let total = carry
+            .len()
+            .checked_add(data.len())
+            .ok_or_else(system_limit)?;
+        let out_len =
+            wrap::wrapped_len_after(total, opts.padding, lines, column).ok_or_else(system_limit)?;
+        let mut output = alloc_binary(out_len)?;
+        let job = if carry.is_empty() {
+            WrapJob::after(opts, lines, column)
+        } else {
+            let (group, len, taken) = shared_group(&carry, &data);
+            let output = output.as_mut_slice();
+            WrapJob::after_group(opts, lines, column, &group[..len], taken, output)
+        };
+        start_job(env, JobKind::EncodeWrapped(job), output, &data)
     }
 
     /// OTP's `mime_decode`: every byte outside the alphabet skipped. Only the
