@@ -15,7 +15,8 @@
 -export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
 -export([is_valid/1, is_valid/2]).
 -export([format_error/2, kernel/0]).
--export([to_binary/1, encode_after/3, decode_flags/1, try_decode_flagged/2, decode_quanta/3]).
+-export([to_binary/1, decode_flags/1, try_decode_flagged/2, decode_quanta/3]).
+-export([encode_parsed/1, encode_after/3, encode_wrapped_after/5]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
 -export_type([line_break/0, mime_decode_options/0]).
@@ -346,12 +347,32 @@ to_binary(_Data) ->
     badarg.
 
 %% @private
+%% @doc For `b64simd_stream': encode options parsed once per stream, as the
+%% NIF's flags and `unwrapped' or `{LineLength, Lf}'; `badarg' for bad ones.
+-spec encode_parsed(term()) -> {non_neg_integer(), unwrapped | {pos_integer(), boolean()}} | badarg.
+encode_parsed(Options) ->
+    case {encode_flags(Options), line_options(Options)} of
+        {badarg, _} -> badarg;
+        {_, badarg} -> badarg;
+        Parsed -> Parsed
+    end.
+
+%% @private
 %% @doc For `b64simd_stream': `encode(<<Carry/binary, Data/binary>>, Options)'
 %% without copying the two into one binary first. The stream passes at most
-%% 2 bytes of carry and options without line wrapping, checked when it began.
--spec encode_after(binary(), binary(), encode_options()) -> binary().
-encode_after(Carry, Data, Options) ->
-    finish(b64simd_nif:encode_after(Carry, Data, encode_flags(Options)), Data).
+%% 2 bytes of carry and the flags of options without line wrapping.
+-spec encode_after(binary(), binary(), non_neg_integer()) -> binary().
+encode_after(Carry, Data, Flags) ->
+    finish(b64simd_nif:encode_after(Carry, Data, Flags), Data).
+
+%% @private
+%% @doc For `b64simd_stream': the same with line wrapping, continuing a text
+%% whose last line holds `Column' characters (its break comes first if that
+%% line is full).
+-spec encode_wrapped_after(binary(), binary(), non_neg_integer(), {pos_integer(), boolean()},
+                           non_neg_integer()) -> binary().
+encode_wrapped_after(Carry, Data, Flags, {Length, Lf}, Column) ->
+    finish(b64simd_nif:encode_wrapped_after(Carry, Data, Flags, Length, Lf, Column), Data).
 
 %% @private
 %% @doc For `b64simd_stream': `try_decode/2' of a binary with options already

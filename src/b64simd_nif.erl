@@ -5,7 +5,7 @@
 
 -export([encode/2, decode/2, continue/2, encode_after/3, decode_quanta/3]).
 -export([encode_dirty/2, decode_dirty/2]).
--export([encode_wrapped/4, mime_decode/2, is_valid/2]).
+-export([encode_wrapped/4, encode_wrapped_after/6, mime_decode/2, is_valid/2]).
 -export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0]).
 
 -on_load(load/0).
@@ -72,6 +72,12 @@ decode_dirty(_Data, _Flags) -> not_loaded(?LINE).
 -spec encode_wrapped(binary(), non_neg_integer(), pos_integer(), boolean()) ->
     binary() | {continue, reference()}.
 encode_wrapped(_Data, _Flags, _LineLength, _Lf) -> not_loaded(?LINE).
+
+%% encode_wrapped/4 of <<Carry/binary, Data/binary>> (Carry at most 2 bytes)
+%% continuing a text whose last line holds Column characters.
+-spec encode_wrapped_after(binary(), binary(), non_neg_integer(), pos_integer(), boolean(),
+                           non_neg_integer()) -> binary() | {continue, reference()}.
+encode_wrapped_after(_Carry, _Data, _Flags, _LineLength, _Lf, _Column) -> not_loaded(?LINE).
 
 -spec mime_decode(binary(), non_neg_integer()) ->
     binary() | {error, term()} | {continue, reference()}.

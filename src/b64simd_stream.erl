@@ -5,13 +5,11 @@
 %% `b64simd:encode/2' or `b64simd:try_decode/2' on the whole input, line
 %% wrapping included, and decode errors carry 0-based offsets into the whole
 %% stream. Between calls a state keeps a few bytes: an incomplete group of 3
-%% input bytes (when wrapping, the input of at most 4 lines not yet encoded
-%% and of the last 1 to 4 lines encoded), or an incomplete quantum of 4 Base64
-%% characters with its whitespace and padding. Each piece goes through the
-%% NIF in place, the carry put in front of it there; only wrapped encoding,
-%% and a decode that meets an error, copy a piece once to join it to the
-%% carry. Encoding pieces of a multiple of 3 bytes (unwrapped) carries
-%% nothing.
+%% input bytes (and, when wrapping, how full the last line is), or an
+%% incomplete quantum of 4 Base64 characters with its whitespace and padding.
+%% Each piece goes through the NIF in place, the carry put in front of it
+%% there; only a decode that meets an error copies a piece, once, to join it
+%% to the carry. Encoding pieces of a multiple of 3 bytes carries nothing.
 %%
 %% ```
 %% E0 = b64simd_stream:encode_init(#{}),
@@ -29,16 +27,13 @@
 
 -record(encoder, {
     options :: map(),
-    %% Input bytes per whole piece: 3, or with wrapping the input of the
-    %% fewest whole lines that is a multiple of 3 bytes.
-    piece :: pos_integer(),
-    wrapped :: boolean(),
-    %% With wrapping, once output has begun: the input of the last piece
-    %% encoded. It is encoded again in front of the next pieces, so that the
-    %% one-shot encoder writes the break between them, and `skip' characters
-    %% (its lines and their breaks) are dropped from the front of the output.
-    overlap = <<>> :: binary(),
-    skip = 0 :: non_neg_integer(),
+    %% The options as the NIF takes them, parsed once.
+    flags :: non_neg_integer(),
+    lines :: unwrapped | {pos_integer(), boolean()},
+    %% With wrapping: the characters on the last line written so far. The
+    %% NIF starts the next piece there, with a break first if it is full.
+    column = 0 :: non_neg_integer(),
+    %% The input bytes of an incomplete group: fewer than 3.
     carry = <<>> :: binary()
 }).
 
@@ -80,10 +75,9 @@
       Options :: b64simd:encode_options(),
       Encoder :: encoder().
 encode_init(Options) ->
-    try b64simd:encode(<<>>, Options) of
-        _ -> new_encoder(Options)
-    catch
-        error:badarg -> ?RAISE(badarg, [Options], #{})
+    case b64simd:encode_parsed(Options) of
+        {Flags, Lines} -> #encoder{options = Options, flags = Flags, lines = Lines};
+        badarg -> ?RAISE(badarg, [Options], #{})
     end.
 
 %% @doc Encodes the next piece of the input: returns the Base64 of all whole
@@ -94,32 +88,25 @@ encode_init(Options) ->
       Data :: iodata(),
       Base64 :: binary(),
       NewEncoder :: encoder().
-encode(#encoder{carry = Carry, piece = Piece, overlap = Overlap} = Encoder, Data) ->
+encode(#encoder{carry = Carry} = Encoder, Data) ->
     case b64simd:to_binary(Data) of
         badarg ->
             ?RAISE(badarg, [Encoder, Data], #{});
         Binary ->
             New = byte_size(Carry) + byte_size(Binary),
-            case New - New rem Piece of
+            case New - New rem 3 of
                 0 ->
                     %% Copied, so that the piece it came from can be freed.
                     {<<>>, Encoder#encoder{carry = binary:copy(join(Carry, Binary))}};
-                Whole when not Encoder#encoder.wrapped ->
+                Whole ->
                     %% The carry goes in front in the NIF: joining it to the
                     %% chunk here copied the whole chunk (0.66-0.79x of
                     %% one-shot encode at 64 KiB and 16 MiB).
                     Taken = Whole - byte_size(Carry),
                     <<Pieces:Taken/binary, Rest/binary>> = Binary,
-                    {b64simd:encode_after(Carry, Pieces, Encoder#encoder.options),
-                     Encoder#encoder{carry = binary:copy(Rest)}};
-                Whole ->
-                    Input = join(Overlap, join(Carry, Binary)),
-                    End = byte_size(Overlap) + Whole,
-                    <<Pieces:End/binary, Rest/binary>> = Input,
-                    %% Copied, so that the piece they came from can be freed.
-                    Next = Encoder#encoder{carry = binary:copy(Rest),
-                                           overlap = last_piece(Encoder, Pieces)},
-                    {encode_pieces(Encoder, Pieces), Next}
+                    {encode_after(Encoder, Pieces),
+                     Encoder#encoder{carry = binary:copy(Rest),
+                                     column = column_after(Encoder, Whole div 3 * 4)}}
             end
     end;
 encode(Encoder, Data) ->
@@ -132,8 +119,8 @@ encode(Encoder, Data) ->
       Base64 :: binary().
 encode_final(#encoder{carry = <<>>}) ->
     <<>>;
-encode_final(#encoder{carry = Carry, overlap = Overlap} = Encoder) ->
-    encode_pieces(Encoder, join(Overlap, Carry));
+encode_final(#encoder{} = Encoder) ->
+    encode_after(Encoder, <<>>);
 encode_final(Encoder) ->
     ?RAISE(badarg, [Encoder], #{}).
 
@@ -219,39 +206,19 @@ format_error(_Reason, _StackTrace) ->
 %% Internal: encode
 %%====================================================================
 
-new_encoder(Options) ->
-    case maps:get(line_length, Options, undefined) of
-        undefined ->
-            #encoder{options = Options, piece = 3, wrapped = false};
-        Length ->
-            Break = case maps:get(line_break, Options, crlf) of
-                        crlf -> 2;
-                        lf -> 1
-                    end,
-            %% 3 bytes give 4 characters: the input of Lines whole lines is
-            %% 3 * Lines * Length / 4 bytes, a whole number of groups when
-            %% Lines * Length is a multiple of 4.
-            Lines = 4 div gcd(Length, 4),
-            #encoder{options = Options, piece = 3 * Lines * Length div 4, wrapped = true,
-                     skip = Lines * Length + (Lines - 1) * Break}
-    end.
+%% The carry and Pieces encoded as one, after the output so far: whole
+%% groups, or at the end whatever is left, padded.
+encode_after(#encoder{carry = Carry, flags = Flags, lines = unwrapped}, Pieces) ->
+    b64simd:encode_after(Carry, Pieces, Flags);
+encode_after(#encoder{carry = Carry, flags = Flags, lines = Lines, column = Column}, Pieces) ->
+    b64simd:encode_wrapped_after(Carry, Pieces, Flags, Lines, Column).
 
-%% Every piece but the last ends at a line end, so the one-shot encoder wraps
-%% each piece as it would wrap the whole; the overlap in front of the pieces
-%% makes it write the break before them too.
-encode_pieces(#encoder{options = Options, overlap = <<>>}, Pieces) ->
-    b64simd:encode(Pieces, Options);
-encode_pieces(#encoder{options = Options, skip = Skip}, Pieces) ->
-    Base64 = b64simd:encode(Pieces, Options),
-    binary_part(Base64, Skip, byte_size(Base64) - Skip).
-
-%% Only wrapped encoders keep an overlap: unwrapped ones go through
-%% b64simd:encode_after/3 instead (encode/2).
-last_piece(#encoder{piece = Piece}, Pieces) ->
-    binary:copy(binary_part(Pieces, byte_size(Pieces) - Piece, Piece)).
-
-gcd(A, 0) -> A;
-gcd(A, B) -> gcd(B, A rem B).
+%% The column once Chars (at least 1) more characters are written: a break
+%% comes before each that finds the line full.
+column_after(#encoder{lines = unwrapped}, _Chars) ->
+    0;
+column_after(#encoder{lines = {Length, _Lf}, column = Column}, Chars) ->
+    (Column + Chars - 1) rem Length + 1.
 
 %%====================================================================
 %% Internal: decode
