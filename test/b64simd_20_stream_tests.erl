@@ -244,6 +244,44 @@ encode_after_equals_joined_test() ->
     ?assertError(badarg, b64simd_nif:encode_after(<<"abc">>, <<"d">>, 4)),
     ?assertError(badarg, b64simd_nif:encode_after(<<"a">>, <<"d">>, 64)).
 
+%% The same for line wrapping (b64simd_nif:encode_wrapped_after/6), which
+%% also continues a line already holding Column characters: the same bytes
+%% as the one-shot wrapping of Column placeholder characters followed by
+%% the encoding, less the placeholders.
+encode_wrapped_after_equals_joined_test() ->
+    Failures = [{Carry, Data, F, Length, Lf, Column}
+                || F <- [0, 4], Length <- [1, 3, 4, 5, 8], Lf <- [false, true],
+                   Column <- lists:seq(0, Length), CarryLen <- [0, 1, 2], DataLen <- lists:seq(0, 13),
+                   Carry <- [binary:part(<<"\xfb\xff">>, 0, CarryLen)],
+                   Data <- [<< <<(255 - I)>> || I <- lists:seq(1, DataLen) >>],
+                   b64simd_nif:encode_wrapped_after(Carry, Data, F, Length, Lf, Column)
+                       =/= wrapped_after(<<Carry/binary, Data/binary>>, F, Length, Lf, Column)],
+    ?assertEqual([], Failures),
+    [?assertError(badarg, b64simd_nif:encode_wrapped_after(C, D, F, L, false, Col))
+     || {C, D, F, L, Col} <- [{<<"abc">>, <<>>, 4, 4, 0}, {<<>>, <<"a">>, 4, 4, 5},
+                              {<<>>, <<"a">>, 4, 0, 0}, {<<>>, <<"a">>, 64, 4, 0}]].
+
+wrapped_after(Bytes, Flags, Length, Lf, Column) ->
+    Break = case Lf of true -> <<"\n">>; false -> <<"\r\n">> end,
+    Text = b64simd_nif:encode(Bytes, Flags),
+    Placeholders = binary:copy(<<"-">>, Column),
+    Full = wrap(<<Placeholders/binary, Text/binary>>, Length, Break),
+    binary_part(Full, Column, byte_size(Full) - Column).
+
+%% The stream decoder's step (b64simd_nif:decode_quanta/3): the whole quanta
+%% of carry and piece and the bytes they take up, or exact.
+decode_quanta_test() ->
+    Loose = 0,
+    ?assertEqual({<<"ABC">>, 4}, b64simd_nif:decode_quanta(<<"QU">>, <<"JDQQ">>, Loose)),
+    ?assertEqual({<<"ABC">>, 6}, b64simd_nif:decode_quanta(<<"QUJ">>, <<"D\r\n">>, Loose)),
+    ?assertEqual({<<"ABC">>, 4}, b64simd_nif:decode_quanta(<<>>, <<"QUJDQQ==">>, Loose)),
+    ?assertEqual({<<>>, 0}, b64simd_nif:decode_quanta(<<"QU">>, <<>>, Loose)),
+    ?assertEqual(exact, b64simd_nif:decode_quanta(<<"QQ==">>, <<"QUJD">>, Loose)),
+    ?assertEqual(exact, b64simd_nif:decode_quanta(<<>>, <<"QU!D">>, Loose)),
+    ?assertEqual(exact, b64simd_nif:decode_quanta(binary:copy(<<" ">>, 100), <<"QUJD">>, Loose)),
+    ?assertError(badarg, b64simd_nif:decode_quanta(<<>>, <<"QUJD">>, 64)),
+    ?assertError(badarg, b64simd_nif:decode_quanta(foo, <<"QUJD">>, Loose)).
+
 encode_through_forced_slices_test_() ->
     {timeout, 120, fun() ->
         try
