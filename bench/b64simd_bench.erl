@@ -500,9 +500,10 @@ print_header(Sizes, Series, Notes) ->
                erlang:system_info(schedulers_online), cpu_model()]),
     io:format("simdutf kernel: ~s; calibrated slice: ~s encode input, ~s decode input~n",
               [b64simd:kernel(), format_size(EncodeSlice), format_size(DecodeSlice)]),
-    {{EncodeFixed, EncodePs}, {DecodeFixed, DecodePs}} = b64simd_nif:call_cost(),
+    {{EncodeFixed, EncodePs}, {DecodeFixed, DecodePs}, Whitespace} = b64simd_nif:call_cost(),
     io:format("charge for a call too short to time: encode ~B ns + ~B ps/byte, "
-              "decode ~B ns + ~B ps/byte~n", [EncodeFixed, EncodePs, DecodeFixed, DecodePs]),
+              "decode ~B ns + ~B ps/byte (~B times the bytes if they held whitespace)~n",
+              [EncodeFixed, EncodePs, DecodeFixed, DecodePs, Whitespace]),
     io:format("~B sizes from ~s to ~s, ~B series, ~B runs each lasting >= ~B ms, medians;~n"
               "MiB/s counted on the raw payload size for encode and decode~n",
               [length(Sizes), format_size(hd(Sizes)), format_size(lists:last(Sizes)),

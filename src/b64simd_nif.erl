@@ -99,8 +99,10 @@ set_slice_bytes(_Bytes) -> not_loaded(?LINE).
 slice_bytes() -> not_loaded(?LINE).
 
 %% What a call too short to time is charged: {{EncodeFixedNs, EncodePsPerByte},
-%% {DecodeFixedNs, DecodePsPerByte}}, measured at load.
--spec call_cost() -> {{non_neg_integer(), pos_integer()}, {non_neg_integer(), pos_integer()}}.
+%% {DecodeFixedNs, DecodePsPerByte}, WhitespaceFactor}, measured at load; a
+%% decode whose input held whitespace is charged WhitespaceFactor times its bytes.
+-spec call_cost() -> {{non_neg_integer(), pos_integer()}, {non_neg_integer(), pos_integer()},
+                      pos_integer()}.
 call_cost() -> not_loaded(?LINE).
 
 not_loaded(Line) ->

@@ -214,27 +214,50 @@ const CALL_COST_LARGE: usize = 16 * 1024;
 /// kernel, free the output). Medians of batches, so one preemption of this
 /// shared machine's vCPU does not set the rate.
 pub fn calibrate_call_cost(work: Work, mut run: impl FnMut(usize)) {
-    let mut ns_per_call = |len: usize| -> u64 {
-        const BATCH: u32 = 32;
-        let mut batches: Vec<u64> = (0..15)
-            .map(|_| {
-                let start = Instant::now();
-                for _ in 0..BATCH {
-                    run(len);
-                }
-                (start.elapsed() / BATCH).as_nanos() as u64
-            })
-            .collect();
-        batches.sort_unstable();
-        batches[batches.len() / 2]
-    };
-    ns_per_call(CALL_COST_LARGE); // warm up
-    let small = ns_per_call(CALL_COST_SMALL);
-    let large = ns_per_call(CALL_COST_LARGE);
+    median_ns(|| run(CALL_COST_LARGE)); // warm up
+    let small = median_ns(|| run(CALL_COST_SMALL));
+    let large = median_ns(|| run(CALL_COST_LARGE));
     let (fixed_ns, ps_per_byte) = fit_call_cost(small, large);
     let cost = call_cost(work);
     cost.fixed_ns.store(fixed_ns, Ordering::Relaxed);
     cost.ps_per_byte.store(ps_per_byte, Ordering::Relaxed);
+}
+
+/// Nanoseconds one `run()` takes: the median of 15 batches of 32, so one
+/// preemption of this shared machine's vCPU does not set the figure.
+fn median_ns(mut run: impl FnMut()) -> u64 {
+    const BATCH: u32 = 32;
+    let mut batches: Vec<u64> = (0..15)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..BATCH {
+                run();
+            }
+            (start.elapsed() / BATCH).as_nanos() as u64
+        })
+        .collect();
+    batches.sort_unstable();
+    batches[batches.len() / 2]
+}
+
+/// How many times longer decoding text that holds whitespace takes than
+/// unbroken text of the same length; a decode too short to time is charged
+/// this many times its bytes when its output shows it met whitespace. MIME
+/// text (measured at load) takes the line path, about 2.2 times; stray
+/// whitespace elsewhere is slower still and charged as much as MIME text.
+static WHITESPACE_FACTOR: AtomicUsize = AtomicUsize::new(4);
+
+pub fn whitespace_factor() -> usize {
+    WHITESPACE_FACTOR.load(Ordering::Relaxed)
+}
+
+/// Measures the factor at load: `unbroken()` and `wrapped()` decode the
+/// same data as unbroken and as MIME text, in L2.
+pub fn calibrate_whitespace(unbroken: impl FnMut(), wrapped: impl FnMut()) {
+    let unbroken_ns = median_ns(unbroken).max(1);
+    let wrapped_ns = median_ns(wrapped);
+    let factor = wrapped_ns.div_ceil(unbroken_ns).clamp(1, 16);
+    WHITESPACE_FACTOR.store(factor as usize, Ordering::Relaxed);
 }
 
 /// The line through (CALL_COST_SMALL, small ns) and (CALL_COST_LARGE, large

@@ -331,8 +331,12 @@ mod nif {
             return start_job(env, JobKind::Decode(DecodeJob::new(opts)), output, input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-        let result = decode_now(env, input, opts, max_len)?;
-        charge(env, Work::Decode, input.len(), started);
+        let (result, held_whitespace) = decode_now(env, input, opts, max_len)?;
+        let work = match held_whitespace {
+            true => input.len().saturating_mul(budget::whitespace_factor()),
+            false => input.len(),
+        };
+        charge(env, Work::Decode, work, started);
         Ok(result)
     }
 
@@ -341,40 +345,44 @@ mod nif {
     /// binary, a big one into a binary of `max_len` shrunk in place.
     /// `max_len` is exact unless the input holds whitespace; a heap binary
     /// cannot shrink, so then the written part is copied into a new one.
+    /// Also says whether it did hold whitespace (wrote less than `max_len`).
     #[inline(always)]
     fn decode_to_term<'a>(
         env: Env<'a>,
         max_len: usize,
         decode: impl FnOnce(&mut [u8]) -> Result<usize, DecodeError>,
-    ) -> NifResult<Term<'a>> {
+    ) -> NifResult<(Term<'a>, bool)> {
         if max_len <= HEAP_BINARY_MAX {
             let (term, output) = new_binary(env, max_len);
             Ok(match decode(output) {
-                Ok(written) if written == max_len => term,
+                Ok(written) if written == max_len => (term, false),
                 Ok(written) => {
                     let (exact, bytes) = new_binary(env, written);
                     bytes.copy_from_slice(&output[..written]);
-                    exact
+                    (exact, true)
                 }
-                Err(error) => error_term(env, error),
+                Err(error) => (error_term(env, error), false),
             })
         } else {
             let mut output = alloc_binary(max_len)?;
             Ok(match decode(output.as_mut_slice()) {
-                Ok(written) => shrink(output, written).release(env).encode(env),
-                Err(error) => error_term(env, error),
+                Ok(written) => {
+                    let short = written < max_len;
+                    (shrink(output, written).release(env).encode(env), short)
+                }
+                Err(error) => (error_term(env, error), false),
             })
         }
     }
 
-    /// The one-shot decode.
+    /// The one-shot decode, and whether the input held whitespace.
     #[inline(always)]
     fn decode_now<'a>(
         env: Env<'a>,
         input: &[u8],
         opts: DecodeOptions,
         max_len: usize,
-    ) -> NifResult<Term<'a>> {
+    ) -> NifResult<(Term<'a>, bool)> {
         decode_to_term(env, max_len, |output| {
             codec::decode_into(input, opts, output)
         })
@@ -393,7 +401,7 @@ mod nif {
     #[rustler::nif(schedule = "DirtyCpu")]
     fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
-        decode_now(env, &input, opts, codec::decoded_len_bound(&input))
+        Ok(decode_now(env, &input, opts, codec::decoded_len_bound(&input))?.0)
     }
 
     /// Gives back the unused tail of a decode buffer in place (whitespace made the
@@ -670,7 +678,7 @@ mod nif {
             return start_job(env, JobKind::MimeDecode(MimeJob::new(opts)), output, input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-        let result = decode_to_term(env, max_len, |output| {
+        let (result, _) = decode_to_term(env, max_len, |output| {
             mime::mime_decode_into(input, opts, output)
         })?;
         charge(env, Work::Decode, input.len().saturating_mul(cost), started);
@@ -733,13 +741,14 @@ mod nif {
     }
 
     /// The calibrated cost of a call too short to time,
-    /// `{{EncodeFixedNs, EncodePsPerByte}, {DecodeFixedNs, DecodePsPerByte}}`,
-    /// for the benchmark's report.
+    /// `{{EncodeFixedNs, EncodePsPerByte}, {DecodeFixedNs, DecodePsPerByte},
+    /// WhitespaceFactor}`, for the benchmark's report and the tests.
     #[rustler::nif]
-    fn call_cost() -> ((usize, usize), (usize, usize)) {
+    fn call_cost() -> ((usize, usize), (usize, usize), usize) {
         (
             budget::call_cost_of(Work::Encode),
             budget::call_cost_of(Work::Decode),
+            budget::whitespace_factor(),
         )
     }
 
@@ -785,6 +794,25 @@ mod nif {
                 let _ = codec::decode_into(piece, DecodeOptions::DEFAULT, output.as_mut_slice());
             }
         });
+        // The same 12 KiB of data, unbroken and as MIME text.
+        let data = &plain[..12 * 1024];
+        let mime = Lines {
+            length: 76,
+            line_break: LineBreak::CrLf,
+        };
+        let mut wrapped = vec![0u8; wrap::wrapped_len(data.len(), true, mime).unwrap_or(0)];
+        wrap::encode_wrapped_into(data, EncodeOptions::DEFAULT, mime, &mut wrapped);
+        let unbroken = &encoded[..codec::encoded_len(data.len(), true).unwrap_or(0)];
+        let mut decoded = vec![0u8; codec::maximal_decoded_len(wrapped.len())];
+        let mut scratch = decoded.clone();
+        budget::calibrate_whitespace(
+            || {
+                let _ = codec::decode_into(unbroken, DecodeOptions::DEFAULT, &mut decoded);
+            },
+            || {
+                let _ = codec::decode_into(&wrapped, DecodeOptions::DEFAULT, &mut scratch);
+            },
+        );
     }
 
     rustler::init!("b64simd_nif", load = load);
