@@ -15,8 +15,8 @@
 -define(BINARY_SLACK, (1 * ?MiB)).
 %% RSS may keep a little of what the allocators cache for reuse (ERTS
 %% gives freed carriers back to the OS a little later: wait_for/3 waits);
-%% the kill test frees 600 MiB of inputs and 52 output buffers of 192 to
-%% 341 MiB before it measures. Binary memory is the exact check.
+%% the kill test frees 600 MiB of inputs and 52 output buffers of 256 to
+%% 350 MiB before it measures. Binary memory is the exact check.
 -define(RSS_SLACK, (128 * ?MiB)).
 -define(SEED, {30, 1, 1}).
 
