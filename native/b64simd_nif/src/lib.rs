@@ -24,7 +24,7 @@ pub mod wrap;
 #[cfg(all(feature = "nif", not(test)))]
 mod nif {
     use crate::budget::{self, Work};
-    use crate::job::{DecodeJob, EncodeJob, Step};
+    use crate::job::{run_to_end, DecodeJob, EncodeJob, Step};
     use crate::mime::{self, MimeJob};
     use crate::options::{DecodeOptions, EncodeOptions};
     use crate::quanta::{self, QuantaJob, Start};
@@ -441,7 +441,24 @@ mod nif {
             }
             Some(Start::Job(job)) => job,
         };
-        start_job(env, JobKind::Quanta(job), output, &piece)
+        if budget::is_sliced(Work::Decode, piece.len()) {
+            return start_job(env, JobKind::Quanta(job), output, &piece);
+        }
+        // Inline, charged as decode/2 charges a call of this size.
+        let mut job = job;
+        let started = (piece.len() >= TIMED_CALL_BYTES).then(Instant::now);
+        let done = run_to_end(|| job.step(&piece, output.as_mut_slice(), usize::MAX));
+        let Ok(written) = done else {
+            return Ok(atoms::exact().encode(env));
+        };
+        let consumed = job.consumed();
+        let held_whitespace = written != consumed / 4 * 3;
+        let work = match held_whitespace {
+            true => piece.len().saturating_mul(budget::whitespace_factor()),
+            false => piece.len(),
+        };
+        charge(env, Work::Decode, work, started);
+        Ok((shrink(output, written).release(env), consumed).encode(env))
     }
 
     // ---------------------------------------------------------------------------
@@ -661,7 +678,18 @@ mod nif {
             let output = output.as_mut_slice();
             WrapJob::after_group(opts, lines, column, &group[..len], taken, output)
         };
-        start_job(env, JobKind::EncodeWrapped(job), output, &data)
+        let cost = wrap::slice_cost(lines);
+        if budget::is_sliced(Work::Encode, data.len().saturating_mul(cost)) {
+            return start_job(env, JobKind::EncodeWrapped(job), output, &data);
+        }
+        // Inline, charged as encode_wrapped/4 charges a call of this size.
+        let mut job = job;
+        let started = (data.len() >= TIMED_CALL_BYTES).then(Instant::now);
+        // A wrap job never fails; if one did, badarg rather than a wrong text.
+        let written = run_to_end(|| job.step(&data, output.as_mut_slice(), usize::MAX))
+            .map_err(|_| Error::BadArg)?;
+        charge(env, Work::Encode, data.len().saturating_mul(cost), started);
+        Ok(shrink(output, written).release(env).encode(env))
     }
 
     /// OTP's `mime_decode`: every byte outside the alphabet skipped. Only the
