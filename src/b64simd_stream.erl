@@ -135,12 +135,11 @@ encode_final(Encoder) ->
       Options :: b64simd:decode_options(),
       Decoder :: decoder().
 decode_init(Options) ->
-    try b64simd:try_decode(<<>>, Options) of
-        _ -> #decoder{options = Options,
-                      loose = b64simd:decode_flags(Options#{padding => false,
-                                                            canonical => false})}
-    catch
-        error:badarg -> ?RAISE(badarg, [Options], #{})
+    case b64simd:decode_flags(Options) of
+        badarg -> ?RAISE(badarg, [Options], #{});
+        _Flags -> #decoder{options = Options,
+                           loose = b64simd:decode_flags(Options#{padding => false,
+                                                                 canonical => false})}
     end.
 
 %% @doc Decodes the next piece of Base64: returns the data of all whole

@@ -243,7 +243,7 @@ fn median_ns(mut run: impl FnMut()) -> u64 {
 /// How many times longer decoding text that holds whitespace takes than
 /// unbroken text of the same length; a decode too short to time is charged
 /// this many times its bytes when its output shows it met whitespace. MIME
-/// text (measured at load) takes the line path, about 2.2 times; stray
+/// text (measured at load) takes the line path, 2-3 times here; stray
 /// whitespace elsewhere is slower still and charged as much as MIME text.
 static WHITESPACE_FACTOR: AtomicUsize = AtomicUsize::new(4);
 

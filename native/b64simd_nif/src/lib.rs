@@ -113,6 +113,18 @@ mod nif {
         }
     }
 
+    /// `charge` for a decode of `bytes` of input: input that held whitespace
+    /// takes longer to decode, so a call too short to time is charged the
+    /// calibrated factor times its bytes.
+    #[inline(always)]
+    fn charge_decode(env: Env, bytes: usize, held_whitespace: bool, started: Option<Instant>) {
+        let work = match held_whitespace {
+            true => bytes.saturating_mul(budget::whitespace_factor()),
+            false => bytes,
+        };
+        charge(env, Work::Decode, work, started);
+    }
+
     /// Lazily, for `ok_or_else`: an eager `ok_or(Error::..)` builds and
     /// drops an `Error` on every successful call (measured: ~2 ns of 50).
     fn system_limit() -> Error {
@@ -332,11 +344,7 @@ mod nif {
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
         let (result, held_whitespace) = decode_now(env, input, opts, max_len)?;
-        let work = match held_whitespace {
-            true => input.len().saturating_mul(budget::whitespace_factor()),
-            false => input.len(),
-        };
-        charge(env, Work::Decode, work, started);
+        charge_decode(env, input.len(), held_whitespace, started);
         Ok(result)
     }
 
@@ -453,11 +461,7 @@ mod nif {
         };
         let consumed = job.consumed();
         let held_whitespace = written != consumed / 4 * 3;
-        let work = match held_whitespace {
-            true => piece.len().saturating_mul(budget::whitespace_factor()),
-            false => piece.len(),
-        };
-        charge(env, Work::Decode, work, started);
+        charge_decode(env, piece.len(), held_whitespace, started);
         Ok((shrink(output, written).release(env), consumed).encode(env))
     }
 

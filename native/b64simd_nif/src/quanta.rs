@@ -17,7 +17,7 @@ use crate::codec::{check_skipped_bytes, decode_bounded, maximal_decoded_len, Win
 use crate::job::Step;
 use crate::lines;
 use crate::options::DecodeOptions;
-use crate::scalar::DecodeError;
+use crate::scalar::{sextet, DecodeError};
 use simdutf::{ErrorCode, LastChunkHandlingOptions};
 
 /// Carries longer than this take the stream's exact way (they come only
@@ -58,11 +58,12 @@ fn decode_whole_quanta(
 
 /// Where the padded quantum that ends `input[..consumed]` (decoded to
 /// `written` bytes) begins, and the bytes written before it: its 2 or 3
-/// characters are found scanning back over whitespace and `=`.
+/// characters are found scanning back over whitespace and `=` (simdutf
+/// accepted those bytes, so all others are alphabet characters).
 fn before_padded_quantum(input: &[u8], consumed: usize, written: usize) -> Option<(usize, usize)> {
     let mut characters = written % 3 + 1;
     for at in (0..consumed).rev() {
-        if !matches!(input[at], b'=' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c') {
+        if sextet(input[at]).is_some() {
             characters -= 1;
             if characters == 0 {
                 return Some((at, written - written % 3));
@@ -83,9 +84,9 @@ pub enum Start {
 /// carry and piece. The head is the carry and the piece up to its first
 /// line break, so that the job starts at a line and can take the line path
 /// (MIME and PEM pieces begin and end mid-line), or up to `HEAD_PIECE`
-/// bytes of a piece without one near its start. `None` if the head is unusual, or if its
-/// whole quanta do not take in all of the carry (the new carry would then
-/// straddle the two).
+/// bytes of a piece without one near its start. `None` if the head is
+/// unusual, or if its whole quanta do not take in all of the carry (the new
+/// carry would then straddle the two).
 pub fn start(carry: &[u8], piece: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<Start> {
     let job_at = |in_piece, written| {
         Some(Start::Job(QuantaJob::new(
@@ -98,10 +99,12 @@ pub fn start(carry: &[u8], piece: &[u8], opts: DecodeOptions, output: &mut [u8])
     // A break this far in leaves room for the 3 characters the carry may
     // need; one closer is passed over.
     const FIRST_BREAK_MIN: usize = 8;
+    if carry.is_empty() && lines::shape_of(piece).is_some() {
+        return job_at(0, 0);
+    }
     let window = &piece[..piece.len().min(lines::LONGEST_LINE + 2)];
     let first_break = memchr::memchr_iter(b'\n', window).find(|&at| at >= FIRST_BREAK_MIN);
     let head_piece = match first_break {
-        _ if carry.is_empty() && lines::shape_of(piece).is_some() => return job_at(0, 0),
         Some(newline) => newline + 1,
         None if carry.is_empty() => return job_at(0, 0),
         None => piece.len().min(HEAD_PIECE),

@@ -5,6 +5,7 @@
 //! more than a small call's whole work.
 
 use std::cell::RefCell;
+use std::thread::LocalKey;
 
 /// Bytes of scratch: the largest block any user needs.
 pub const SCRATCH_BYTES: usize = 16 * 1024 + 4;
@@ -25,15 +26,19 @@ thread_local! {
 /// contents are whatever the last user left). Uses never nest; if one did,
 /// it would get a fresh buffer rather than a borrow error.
 pub fn with_scratch<R>(work: impl FnOnce(&mut [u8]) -> R) -> R {
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => work(&mut scratch[..]),
-        Err(_) => work(&mut vec![0u8; SCRATCH_BYTES]),
-    })
+    with_buffer(&SCRATCH, work)
 }
 
 /// `with_scratch` for the line path (`lines.rs`), on a buffer of its own.
 pub fn with_line_scratch<R>(work: impl FnOnce(&mut [u8]) -> R) -> R {
-    LINE_SCRATCH.with(|cell| match cell.try_borrow_mut() {
+    with_buffer(&LINE_SCRATCH, work)
+}
+
+fn with_buffer<R>(
+    buffer: &'static LocalKey<RefCell<[u8; SCRATCH_BYTES]>>,
+    work: impl FnOnce(&mut [u8]) -> R,
+) -> R {
+    buffer.with(|cell| match cell.try_borrow_mut() {
         Ok(mut scratch) => work(&mut scratch[..]),
         Err(_) => work(&mut vec![0u8; SCRATCH_BYTES]),
     })
