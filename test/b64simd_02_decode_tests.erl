@@ -361,6 +361,38 @@ whitespace_everywhere() ->
      || N <- lists:seq(0, 9) ++ [48, 49]],
     ok.
 
+%% Whitespace before and after the text (a file read whole ends in a
+%% newline), which one-shot calls trim before decoding: valid text, text with
+%% a stray byte near either end or in the middle, and whitespace alone, at
+%% lengths from the short path up to one-shot calls of 64 KiB; every option
+%% set, against the reference (result, reason, offset), and is_valid/2.
+whitespace_around_test_() ->
+    {timeout, 120, fun whitespace_around/0}.
+
+whitespace_around() ->
+    _ = seed(decode_whitespace_around),
+    Arounds = [{<<>>, <<"\n">>}, {<<>>, <<"\r\n">>}, {<<"\n">>, <<>>}, {<<" \t">>, <<"\r\n ">>},
+               {<<"\n">>, <<"\f">>}, {<<"\f\n">>, <<"\n">>}],
+    [begin
+         Base64 = encode_for(rand:bytes(N), Options),
+         Size = byte_size(Base64),
+         Texts = [Base64 | [replace_at(Base64, P, Byte)
+                            || Size > 0, P <- lists:usort([0, 1, Size div 2, max(0, Size - 2), Size - 1]),
+                               Byte <- [$!, $=, $\s]]],
+         [begin
+              Input = <<Head/binary, Text/binary, Tail/binary>>,
+              check(Input, Options),
+              Valid = element(1, b64simd_ref:decode(Input, Options)) =:= ok,
+              ?assertEqual(Valid, b64simd:is_valid(Input, Options), label({Input, Options}))
+          end
+          || Text <- Texts, {Head, Tail} <- Arounds]
+     end
+     || N <- [0, 1, 2, 3, 31, 32, 33, 47, 48, 200, 3000, 4096, 49151],
+        Options <- ?SAMPLE_OPTIONS],
+    [check(Blank, Options) || Blank <- [<<" ">>, <<"\r\n">>, <<"\n\n\t ">>],
+                              Options <- decode_option_sets()],
+    ok.
+
 %% One or two whitespace bytes (or \f, \v) where the missing padding of an
 %% unpadded encoding would be, so that the input is as long as the padded
 %% encoding: a length check alone cannot tell that whitespace was skipped.

@@ -337,13 +337,12 @@ mod nif {
     #[inline(always)]
     fn decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
-        let max_len = codec::decoded_len_bound(input);
         if budget::is_sliced(Work::Decode, input.len()) {
-            let output = alloc_binary(max_len)?;
+            let output = alloc_binary(codec::decoded_len_bound(input))?;
             return start_job(env, JobKind::Decode(DecodeJob::new(opts)), output, input);
         }
         let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-        let (result, held_whitespace) = decode_now(env, input, opts, max_len)?;
+        let (result, held_whitespace) = decode_now(env, input, opts)?;
         charge_decode(env, input.len(), held_whitespace, started);
         Ok(result)
     }
@@ -383,16 +382,17 @@ mod nif {
         }
     }
 
-    /// The one-shot decode, and whether the input held whitespace.
+    /// The one-shot decode, and whether the input held whitespace inside
+    /// (whitespace around it is trimmed first: `codec::trim_whitespace`).
     #[inline(always)]
     fn decode_now<'a>(
         env: Env<'a>,
         input: &[u8],
         opts: DecodeOptions,
-        max_len: usize,
     ) -> NifResult<(Term<'a>, bool)> {
-        decode_to_term(env, max_len, |output| {
-            codec::decode_into(input, opts, output)
+        let (trimmed, cut) = codec::trim_whitespace(input, opts);
+        decode_to_term(env, codec::decoded_len_bound(trimmed), |output| {
+            codec::decode_into(trimmed, opts, output).map_err(|error| error.shifted(cut))
         })
     }
 
@@ -409,7 +409,7 @@ mod nif {
     #[rustler::nif(schedule = "DirtyCpu")]
     fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
-        Ok(decode_now(env, &input, opts, codec::decoded_len_bound(&input))?.0)
+        Ok(decode_now(env, &input, opts)?.0)
     }
 
     /// Gives back the unused tail of a decode buffer in place (whitespace made the

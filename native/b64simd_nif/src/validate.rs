@@ -140,6 +140,8 @@ impl ValidateJob {
 
 /// The verdict for the whole of `input`, checked in one call.
 pub fn is_valid(input: &[u8], opts: DecodeOptions) -> bool {
+    // The verdict needs no offsets, so whitespace around the input can go.
+    let (input, _) = crate::codec::trim_whitespace(input, opts);
     with_scratch(|scratch| is_valid_with(input, opts, &mut scratch[..SCRATCH]))
 }
 
