@@ -82,10 +82,17 @@ fn decode_scalar(text: &[u8], opts: DecodeOptions) -> Result<Decoded, String> {
     })
 }
 
+/// The one-shot decode as the NIF makes it: whitespace around the text
+/// trimmed, an output of `decoded_len_bound` of the rest, offsets shifted.
 fn decode_fast(text: &[u8], opts: DecodeOptions) -> Result<Decoded, String> {
-    decode_guarded(text, "codec::decode_into", |out| {
-        codec::decode_into(text, opts, out)
-    })
+    let (trimmed, cut) = codec::trim_whitespace(text, opts);
+    let len = codec::decoded_len_bound(trimmed);
+    let mut out = guarded(len);
+    let result = codec::decode_into(trimmed, opts, &mut out[..len]);
+    check_guard(&out, len, "codec::decode_into")?;
+    Ok(result
+        .map(|n| out[..n].to_vec())
+        .map_err(|e| e.shifted(cut)))
 }
 
 fn decode_sliced(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decoded, String> {

@@ -67,7 +67,7 @@ fn random_byte(rng: &mut Rng) -> u8 {
 /// Applies one to three mutations to a (usually valid) encoding.
 pub fn mutate(rng: &mut Rng, text: &mut Vec<u8>) {
     for _ in 0..=rng.below(3) {
-        match rng.below(9) {
+        match rng.below(10) {
             0 => {}
             1 => point_mutations(rng, text),
             2 => sprinkle_whitespace(rng, text),
@@ -75,7 +75,8 @@ pub fn mutate(rng: &mut Rng, text: &mut Vec<u8>) {
             4 => vary_padding(rng, text),
             5 => swap_alphabet(rng, text),
             6 => set_trailing_bits(rng, text),
-            7 => {
+            7 => surround_with_whitespace(rng, text),
+            8 => {
                 let len = text.len();
                 *text = (0..rng.below(len + 9)).map(|_| random_byte(rng)).collect();
             }
@@ -121,6 +122,21 @@ fn sprinkle_whitespace(rng: &mut Rng, text: &mut Vec<u8>) {
     }
     out.pop();
     *text = out;
+}
+
+/// A few whitespace bytes (rarely \f) before and after: one-shot decode
+/// trims them first.
+fn surround_with_whitespace(rng: &mut Rng, text: &mut Vec<u8>) {
+    let around = |rng: &mut Rng| -> Vec<u8> {
+        let pool: &[u8] = if rng.chance(20) {
+            b"\x0c \n"
+        } else {
+            WHITESPACE
+        };
+        (0..rng.below(4)).map(|_| rng.pick(pool)).collect()
+    };
+    let (head, tail) = (around(rng), around(rng));
+    *text = [&head[..], &text[..], &tail[..]].concat();
 }
 
 /// MIME (76, CRLF) and PEM (64, LF) style line breaks, or other widths.
