@@ -6,8 +6,11 @@
 %% library in a loop while a pinger asks for a 1 ms timer over and over and
 %% records how late each wake-up is. A library that blocks the scheduler in a
 %% long NIF call, or charges too few reductions, shows up as large delays.
-%% Printed per library, operation and size: ping delay p50/p99/max (ms) and the
-%% worker's throughput (MiB/s of raw payload).
+%% Printed per library, operation and size: ping delay p50/p99/max (ms), the
+%% worker's throughput (MiB/s of raw payload), and the steal time of the row:
+%% how long the hypervisor ran something else on this VM's vCPUs, a delay no
+%% library causes (an idle VM here sees stalls of about 10 ms a few times a
+%% minute, and its steal counter moves by as much).
 %%
 %% "b64simd dirty" is the same NIF doing each call whole on a dirty CPU
 %% scheduler (as b64veryfast does above 2 MiB), for comparison with our
@@ -47,9 +50,9 @@ latency(Csv) ->
               "interleaved rounds, b64simd kernel ~s, slice bytes ~p~n",
               [erlang:system_info(schedulers_online), Seconds, Rounds, b64simd:kernel(),
                b64simd_nif:slice_bytes()]),
-    Header = io_lib:format("~-22s ~-7s ~8s ~9s ~9s ~13s ~9s ~11s~n",
+    Header = io_lib:format("~-22s ~-7s ~8s ~9s ~9s ~13s ~9s ~11s ~8s~n",
                            [library, op, size, "p50 ms", "p99 ms", "p99 rounds", "max ms",
-                            "MiB/s"]),
+                            "MiB/s", "steal ms"]),
     io:format("~s", [Header]),
     Rows = lists:append([size_rows(Size, Seconds, Rounds) || Size <- sizes()]),
     write_csv(Csv, Rows).
@@ -71,14 +74,15 @@ size_rows(Size, Seconds, Rounds) ->
     [print_row(Lib, Op, Size, Result) || {Lib, Op, _, Result} <- Rows],
     Rows.
 
-%% {Calls, P50, P99, Max} over all rounds' pings, and the lowest and highest
-%% p99 of a single round: how far the noise of the moment moves it.
+%% {Calls, P50, P99, Max} over all rounds' pings, the lowest and highest
+%% p99 of a single round (how far the noise of the moment moves it), and the
+%% steal time of all rounds.
 pool(Probes) ->
-    Calls = lists:sum([C || {C, _} <- Probes]),
-    Delays = lists:append([D || {_, D} <- Probes]),
-    RoundP99s = [percentile(D, 99) || {_, D} <- Probes],
+    Calls = lists:sum([C || {C, _, _} <- Probes]),
+    Delays = lists:append([D || {_, D, _} <- Probes]),
+    RoundP99s = [percentile(D, 99) || {_, D, _} <- Probes],
     {Calls, percentile(Delays, 50), percentile(Delays, 99), lists:max([0 | Delays]),
-     lists:min(RoundP99s), lists:max(RoundP99s)}.
+     lists:min(RoundP99s), lists:max(RoundP99s), lists:sum([S || {_, _, S} <- Probes])}.
 
 %% @doc Combined throughput of 1 and 2 workers (run with `+S 2').
 -spec scaling() -> no_return().
@@ -189,9 +193,10 @@ payload(Size) ->
 %%--------------------------------------------------------------------
 
 %% Runs Fun in a loop in one process while another measures timer lateness:
-%% {Calls, Delays in us}.
+%% {Calls, Delays in us, steal ms}.
 probe(Fun, Seconds) ->
     garbage_collect(),
+    StealBefore = steal_ms(),
     Self = self(),
     Worker = spawn_link(fun() -> worker(Fun, 0, Self) end),
     Pinger = spawn_link(fun() -> pinger(erlang:monotonic_time(microsecond), []) end),
@@ -200,7 +205,23 @@ probe(Fun, Seconds) ->
     Delays = receive {delays, Ds} -> Ds end,
     Worker ! stop,
     Calls = receive {calls, N} -> N end,
-    {Calls, Delays}.
+    {Calls, Delays, steal_ms() - StealBefore}.
+
+%% Steal time of all this VM's vCPUs so far, in ms: the eighth field of
+%% /proc/stat's "cpu" line, in ticks of 10 ms (USER_HZ); 0 without it.
+steal_ms() ->
+    case file:read_file("/proc/stat") of
+        {ok, <<"cpu ", Rest/binary>>} ->
+            [Line | _] = binary:split(Rest, <<"\n">>),
+            case binary:split(Line, <<" ">>, [global, trim_all]) of
+                [_User, _Nice, _System, _Idle, _IoWait, _Irq, _SoftIrq, Steal | _] ->
+                    binary_to_integer(Steal) * 10;
+                _ ->
+                    0
+            end;
+        _ ->
+            0
+    end.
 
 worker(Fun, Calls, Parent) ->
     Fun(),
@@ -249,15 +270,15 @@ mib_per_s(Calls, Size, Seconds) ->
 %% Output
 %%--------------------------------------------------------------------
 
-print_row(Lib, Op, Size, {Calls, P50, P99, Max, RoundMin, RoundMax}) ->
+print_row(Lib, Op, Size, {Calls, P50, P99, Max, RoundMin, RoundMax, Steal}) ->
     Throughput = case Lib of
                      "idle" -> "-";
                      _ -> io_lib:format("~.1f", [mib_per_s(Calls, Size, seconds())])
                  end,
     Spread = io_lib:format("~.2f-~.2f", [RoundMin / 1000, RoundMax / 1000]),
-    io:format("~-22s ~-7s ~8s ~9.2f ~9.2f ~13s ~9.2f ~11s~n",
+    io:format("~-22s ~-7s ~8s ~9.2f ~9.2f ~13s ~9.2f ~11s ~8b~n",
               [Lib, Op, size_label(Size), P50 / 1000, P99 / 1000, Spread, Max / 1000,
-               Throughput]).
+               Throughput, Steal]).
 
 size_label(0) -> "-";
 size_label(Size) when Size >= ?MiB -> integer_to_list(Size div ?MiB) ++ " MiB";
@@ -265,10 +286,11 @@ size_label(Size) -> integer_to_list(Size div 1024) ++ " KiB".
 
 write_csv(Path, Rows) ->
     ok = filelib:ensure_dir(Path),
-    Lines = ["library,op,size_bytes,calls,p50_us,p99_us,max_us,round_p99_min_us,round_p99_max_us\n"
-             | [io_lib:format("~s,~s,~b,~b,~b,~b,~b,~b,~b~n",
-                              [Lib, Op, Size, Calls, P50, P99, Max, RoundMin, RoundMax])
-                || {Lib, Op, Size, {Calls, P50, P99, Max, RoundMin, RoundMax}} <- Rows]],
+    Lines = ["library,op,size_bytes,calls,p50_us,p99_us,max_us,round_p99_min_us,round_p99_max_us,"
+             "steal_ms\n"
+             | [io_lib:format("~s,~s,~b,~b,~b,~b,~b,~b,~b,~b~n",
+                              [Lib, Op, Size, Calls, P50, P99, Max, RoundMin, RoundMax, Steal])
+                || {Lib, Op, Size, {Calls, P50, P99, Max, RoundMin, RoundMax, Steal}} <- Rows]],
     ok = file:write_file(Path, Lines),
     io:format("written ~s~n", [Path]).
 
