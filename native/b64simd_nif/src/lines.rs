@@ -30,7 +30,7 @@ pub struct LineShape {
 
 /// Inputs shorter than this are left to the general path: the line path
 /// saves little on a few lines.
-const MIN_INPUT: usize = 512;
+pub const MIN_INPUT: usize = 512;
 
 /// MIME's 76 characters and PEM's 64 (RFC 2045, RFC 7468): a line of
 /// either is recognised by two loads at any input length.
