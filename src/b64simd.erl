@@ -111,6 +111,12 @@ encode(Data, Options) when is_binary(Data), map_size(Options) =:= 0 ->
 encode(Data, #{mode := urlsafe, padding := false} = Options)
   when is_binary(Data), map_size(Options) =:= 2 ->
     finish(b64simd_nif:encode(Data, ?MODE_URLSAFE), Data);
+%% Both options named (the Elixir facade): no line options to look for.
+encode(Data, #{mode := _, padding := _} = Options) when is_binary(Data), map_size(Options) =:= 2 ->
+    case encode_flags(Options) of
+        badarg -> ?RAISE(badarg, [Data, Options]);
+        Flags -> encode_binary(Data, Flags)
+    end;
 encode(Data, Options) ->
     case {to_binary(Data), encode_flags(Options), line_options(Options)} of
         {badarg, _, _} -> ?RAISE(badarg, [Data, Options]);
@@ -413,6 +419,16 @@ encode_flags(#{mode := urlsafe} = Options) when map_size(Options) =:= 1 ->
     ?MODE_URLSAFE bor ?PADDING;
 encode_flags(#{padding := false} = Options) when map_size(Options) =:= 1 ->
     ?MODE_STANDARD;
+%% Both options named, as the Elixir facade passes them: the general fold
+%% below cost a 32-byte encode twice the encode itself (125 ns).
+encode_flags(#{mode := Mode, padding := Padding} = Options) when map_size(Options) =:= 2 ->
+    case {Mode, Padding} of
+        {standard, true} -> ?MODE_STANDARD bor ?PADDING;
+        {standard, false} -> ?MODE_STANDARD;
+        {urlsafe, true} -> ?MODE_URLSAFE bor ?PADDING;
+        {urlsafe, false} -> ?MODE_URLSAFE;
+        _ -> badarg
+    end;
 encode_flags(#{line_length := _} = Options) when map_size(Options) =:= 1 ->
     ?DEFAULT_FLAGS;
 encode_flags(#{line_length := _, line_break := _} = Options) when map_size(Options) =:= 2 ->
@@ -440,10 +456,27 @@ decode_flags(#{mode := urlsafe} = Options) when map_size(Options) =:= 1 ->
     ?MODE_URLSAFE bor ?PADDING;
 decode_flags(#{padding := false} = Options) when map_size(Options) =:= 1 ->
     ?MODE_STANDARD;
+%% Mode, padding and whitespace named, as the Elixir facade passes them:
+%% matched whole rather than folded (40-60 ns of a 70 ns call).
+decode_flags(#{mode := Mode, padding := Padding, whitespace := Whitespace} = Options)
+  when map_size(Options) =:= 3 ->
+    case {decode_mode(Mode), Padding, Whitespace} of
+        {badarg, _, _} -> badarg;
+        {Flags, true, skip} -> Flags bor ?PADDING;
+        {Flags, false, skip} -> Flags;
+        {Flags, true, reject} -> Flags bor ?PADDING bor ?REJECT_WHITESPACE;
+        {Flags, false, reject} -> Flags bor ?REJECT_WHITESPACE;
+        _ -> badarg
+    end;
 decode_flags(Options) when is_map(Options) ->
     fold_options(fun decode_option/2, ?DEFAULT_FLAGS, maps:to_list(Options));
 decode_flags(_Options) ->
     badarg.
+
+decode_mode(standard) -> ?MODE_STANDARD;
+decode_mode(urlsafe) -> ?MODE_URLSAFE;
+decode_mode(any) -> ?MODE_ANY;
+decode_mode(_) -> badarg.
 
 decode_option({mode, standard}, Flags) -> Flags;
 decode_option({mode, urlsafe}, Flags) -> Flags bor ?MODE_URLSAFE;

@@ -216,6 +216,38 @@ bad_options_test_() ->
     [{label(Call), ?_test(assert_badarg(Function, Args, 2))}
      || {Function, Args} = Call <- Encode ++ Decode].
 
+%% Maps that name every option the Elixir facade passes (encode: mode and
+%% padding; decode: mode, padding, whitespace) are read by a quick clause;
+%% one more key sends the same options down the general path. Both must
+%% agree on every value, good or bad.
+named_options_agree_with_the_general_path_test_() ->
+    Outcome = fun(F) -> try {ok, F()} catch error:badarg -> badarg end end,
+    Encode = [{#{mode => M, padding => P}, #{mode => M, padding => P, line_break => crlf}}
+              || M <- [standard, urlsafe, any, url], P <- [true, false, 1]],
+    Decode = [{#{mode => M, padding => P, whitespace => W},
+               #{mode => M, padding => P, whitespace => W, canonical => false}}
+              || M <- [standard, urlsafe, any, url], P <- [true, false, 1],
+                 W <- [skip, reject, strip]],
+    Inputs = [<<"QUJD">>, <<"QQ==">>, <<"QQ">>, <<"_-8">>, <<"QU JD">>, <<"!!">>, <<>>],
+    [{label(Quick),
+      ?_test(begin
+                 ?assertEqual(Outcome(fun() -> b64simd:encode(<<251, 255, 191, 1>>, General) end),
+                              Outcome(fun() -> b64simd:encode(<<251, 255, 191, 1>>, Quick) end)),
+                 case Outcome(fun() -> b64simd:encode(<<251, 255, 191, 1>>, General) end) of
+                     badarg -> assert_badarg(encode, [<<251, 255, 191, 1>>, Quick], 2);
+                     _ -> ok
+                 end
+             end)}
+     || {Quick, General} <- Encode]
+    ++ [{label({Quick, Input}),
+         ?_test(begin
+                    ?assertEqual(Outcome(fun() -> b64simd:try_decode(Input, General) end),
+                                 Outcome(fun() -> b64simd:try_decode(Input, Quick) end)),
+                    ?assertEqual(Outcome(fun() -> b64simd:is_valid(Input, General) end),
+                                 Outcome(fun() -> b64simd:is_valid(Input, Quick) end))
+                end)}
+        || {Quick, General} <- Decode, Input <- Inputs].
+
 %% encode refuses the decode-only options, and format_error/2 says why.
 decode_only_options_for_encode_test_() ->
     [{label(Options),
