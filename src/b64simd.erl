@@ -478,9 +478,11 @@ decode_mode(urlsafe) -> ?MODE_URLSAFE;
 decode_mode(any) -> ?MODE_ANY;
 decode_mode(_) -> badarg.
 
-decode_option({mode, standard}, Flags) -> Flags;
-decode_option({mode, urlsafe}, Flags) -> Flags bor ?MODE_URLSAFE;
-decode_option({mode, any}, Flags) -> Flags bor ?MODE_ANY;
+decode_option({mode, Mode}, Flags) ->
+    case decode_mode(Mode) of
+        badarg -> badarg;
+        ModeFlags -> Flags bor ModeFlags
+    end;
 decode_option({padding, true}, Flags) -> Flags;
 decode_option({padding, false}, Flags) -> Flags band bnot ?PADDING;
 decode_option({whitespace, skip}, Flags) -> Flags;
