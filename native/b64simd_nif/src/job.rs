@@ -135,6 +135,12 @@ impl DecodeJob {
         if self.locating_error.is_some() {
             return self.scalar_step(input, output, max_input);
         }
+        if self.in_pos == 0 {
+            // Whitespace before the text is skipped, as one-shot decode
+            // trims it: a leading newline sent every step after it off the
+            // unbroken and line paths (1 MiB: 1.3x the time).
+            self.in_pos = codec::trim_whitespace(input, self.opts).1;
+        }
         let rest = &input[self.in_pos..];
         if self.lines {
             let out = &mut output[self.out_pos..];

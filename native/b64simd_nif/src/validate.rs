@@ -55,6 +55,10 @@ impl ValidateJob {
     /// (at least 6 bytes, its content is of no use to the caller).
     /// `Done(_)` means valid.
     pub fn step(&mut self, input: &[u8], scratch: &mut [u8], max_input: usize) -> Step {
+        if self.in_pos == 0 {
+            // Whitespace before the text is skipped, as in DecodeJob.
+            self.in_pos = crate::codec::trim_whitespace(input, self.opts).1;
+        }
         let window = scratch.len() / 3 * 3;
         let end = input.len().min(self.in_pos.saturating_add(max_input));
         // The line path decodes a block at a time, so it needs a block's
