@@ -280,10 +280,7 @@ mod nif {
         if carry.len() > 2 {
             return Err(Error::BadArg);
         }
-        let total = carry
-            .len()
-            .checked_add(data.len())
-            .ok_or_else(system_limit)?;
+        let total = joined_len(&carry, data)?;
         let out_len = codec::encoded_len(total, opts.padding).ok_or_else(system_limit)?;
         let (group, _, taken) = shared_group(&carry, data);
         if total <= 3 {
@@ -311,6 +308,15 @@ mod nif {
         group[..carry.len()].copy_from_slice(carry);
         group[carry.len()..carry.len() + taken].copy_from_slice(&data[..taken]);
         (group, carry.len() + taken, taken)
+    }
+
+    /// The length of a stream's carry and the next piece taken as one:
+    /// `system_limit` if it does not fit a `usize`.
+    fn joined_len(carry: &[u8], piece: &[u8]) -> NifResult<usize> {
+        carry
+            .len()
+            .checked_add(piece.len())
+            .ok_or_else(system_limit)
     }
 
     /// The line options of `encode_wrapped/4`; a line length of 0 is badarg.
@@ -448,10 +454,7 @@ mod nif {
         flags: u32,
     ) -> NifResult<Term<'a>> {
         let opts = decode_options(flags)?;
-        let total = carry
-            .len()
-            .checked_add(piece.len())
-            .ok_or_else(system_limit)?;
+        let total = joined_len(&carry, &piece)?;
         let mut output = alloc_binary(codec::maximal_decoded_len(total))?;
         let job = match quanta::start(&carry, &piece, opts, output.as_mut_slice()) {
             None => return Ok(atoms::exact().encode(env)),
@@ -680,10 +683,7 @@ mod nif {
         if column > line_length || carry.len() > 2 {
             return Err(Error::BadArg);
         }
-        let total = carry
-            .len()
-            .checked_add(data.len())
-            .ok_or_else(system_limit)?;
+        let total = joined_len(&carry, &data)?;
         let out_len =
             wrap::wrapped_len_after(total, opts.padding, lines, column).ok_or_else(system_limit)?;
         let mut output = alloc_binary(out_len)?;
