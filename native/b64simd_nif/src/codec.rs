@@ -166,7 +166,7 @@ fn simdutf_decode(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> simdut
     assert!(output.len() >= decoded_len_bound(input));
     // SAFETY: `output` is long enough (checked above); input and output are
     // distinct borrows.
-    unsafe {
+    let result = unsafe {
         simdutf::base64_to_binary(
             input.as_ptr(),
             input.len(),
@@ -174,6 +174,48 @@ fn simdutf_decode(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> simdut
             decode_variant(alphabet),
             LastChunkHandlingOptions::Loose,
         )
+    };
+    // On success `count` is the bytes written: all of the input was read.
+    guard_bracket(input, alphabet, result, input.len())
+}
+
+/// simdutf 7.7.1's arm64 kernel (crate simdutf 0.7.0) takes `[` (0x5B) for
+/// a character of its "default or url" alphabet, our `mode => any`, inside
+/// whole 64-character blocks; every x86 kernel and the scalar rules reject
+/// it. Minimal reproduction, `base64_to_binary(.., DefaultOrUrl, Loose)`:
+///
+///   input:    `[` then 63 `A` (64 bytes)
+///   expected: INVALID_BASE64_CHARACTER, count 0 (every x86 kernel)
+///   actual:   SUCCESS, count 48 (aarch64)
+///
+/// `tests::simdutf_arm64_takes_bracket_in_any_alphabet` fails on the day a
+/// simdutf update no longer does this: then remove this guard.
+const SIMDUTF_ANY_TAKES_BRACKET: bool = cfg!(target_arch = "aarch64");
+
+/// `result` of a simdutf decode that read `input[..read]`, with the arm64
+/// defect above undone: a success of `mode => any` over a `[` becomes the
+/// error simdutf should have reported, at the first `[`, so that callers
+/// take their exact path. Standard and urlsafe, and every x86 build, pass
+/// through untouched: the scan costs only `mode => any` on aarch64.
+fn guard_bracket(
+    input: &[u8],
+    alphabet: Alphabet,
+    result: simdutf::Result,
+    read: usize,
+) -> simdutf::Result {
+    let succeeded = matches!(
+        result.error,
+        ErrorCode::Success | ErrorCode::OutputBufferTooSmall
+    );
+    if !(SIMDUTF_ANY_TAKES_BRACKET && alphabet == Alphabet::Any && succeeded) {
+        return result;
+    }
+    match memchr::memchr(b'[', &input[..read.min(input.len())]) {
+        Some(at) => simdutf::Result {
+            error: ErrorCode::InvalidBase64Character,
+            count: at,
+        },
+        None => result,
     }
 }
 
@@ -321,7 +363,11 @@ pub fn decode_bounded(
             false,
         )
     };
-    (result, written)
+    // Here `count` is the input consumed, on success or a full buffer.
+    (
+        guard_bracket(input, alphabet, result, result.count),
+        written,
+    )
 }
 
 /// Whether `piece` is nothing but alphabet characters in whole quanta: then
@@ -576,6 +622,65 @@ mod tests {
             trim_whitespace(b"\x0cQQ==\x0c", blank),
             (&b"\x0cQQ==\x0c"[..], 0)
         );
+    }
+
+    /// The simdutf defect `guard_bracket` works around, called raw: `[`
+    /// then 63 `A` under `DefaultOrUrl`. Fails when a simdutf update fixes
+    /// arm64 (remove the guard then) or breaks x86 the same way.
+    #[test]
+    fn simdutf_arm64_takes_bracket_in_any_alphabet() {
+        let mut input = [b'A'; 64];
+        input[0] = b'[';
+        let mut output = [0u8; 48];
+        // SAFETY: `output` holds the 48 bytes 64 characters decode to at
+        // most (maximal_decoded_len(64)); the arrays are distinct locals.
+        let raw = unsafe {
+            simdutf::base64_to_binary(
+                input.as_ptr(),
+                input.len(),
+                output.as_mut_ptr(),
+                Base64Options::DefaultOrUrl,
+                LastChunkHandlingOptions::Loose,
+            )
+        };
+        let taken = raw.error == ErrorCode::Success;
+        assert_eq!(
+            taken,
+            SIMDUTF_ANY_TAKES_BRACKET,
+            "simdutf now {} `[` in DefaultOrUrl on this architecture: \
+             update SIMDUTF_ANY_TAKES_BRACKET and its guard",
+            if taken { "takes" } else { "rejects" }
+        );
+        let guarded = guard_bracket(&input, Alphabet::Any, raw, input.len());
+        assert_eq!(
+            (guarded.error, guarded.count),
+            (ErrorCode::InvalidBase64Character, 0)
+        );
+    }
+
+    /// `mode => any` with every byte value at every position of 64- to
+    /// 256-character inputs: the same verdict, reason and offset as the
+    /// scalar rules on every kernel (the arm64 `[` defect included).
+    #[test]
+    fn any_alphabet_every_byte_everywhere() {
+        let opts = DecodeOptions {
+            alphabet: Alphabet::Any,
+            ..DecodeOptions::DEFAULT
+        };
+        for len in [64, 68, 128, 192, 256] {
+            let base: Vec<u8> = (0..len).map(|i| b"AQgw-_+/"[i % 8]).collect();
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut input = base.clone();
+                    input[at] = byte;
+                    assert_eq!(
+                        decode_to_vec(&input, opts),
+                        scalar_decode_to_vec(&input, opts),
+                        "len {len}, byte {byte:#04x} at {at}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
