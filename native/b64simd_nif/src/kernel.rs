@@ -4,13 +4,17 @@
 //! environment variable `SIMDUTF_FORCE_IMPLEMENTATION`. It checks neither
 //! case for us: an unknown name silently makes encode return 0 bytes and
 //! decode fail with `OTHER`, and a known name whose instructions the CPU lacks
-//! faults the whole VM (DESIGN.md section 7). So the NIF refuses to load
-//! unless the kernel is known and the CPU has what it needs.
+//! faults the whole VM. So the NIF refuses to load unless the kernel is one
+//! simdutf has in this build, the CPU has what it needs, and a probe call
+//! shows simdutf really runs it.
 
 pub const FORCE_VARIABLE: &str = "SIMDUTF_FORCE_IMPLEMENTATION";
 
 /// The kernels simdutf 7 compiles for this architecture, best first, each
-/// with the CPU features its constructor requires.
+/// with the CPU features its constructor requires. On aarch64 it compiles
+/// its arm64 kernel only: NEON is part of the base ISA, so simdutf leaves
+/// the fallback out (`SIMDUTF_IMPLEMENTATION_FALLBACK` is 0 there) and a
+/// forced `fallback` would name no kernel.
 fn kernels() -> Vec<(&'static str, bool)> {
     #[cfg(target_arch = "x86_64")]
     {
@@ -31,7 +35,7 @@ fn kernels() -> Vec<(&'static str, bool)> {
     }
     #[cfg(target_arch = "aarch64")]
     {
-        vec![("arm64", true), ("fallback", true)]
+        vec![("arm64", true)]
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
@@ -50,7 +54,36 @@ pub fn supported() -> Vec<&'static str> {
 
 /// The kernel simdutf will use in this process, or why it must not be used.
 pub fn active() -> Result<&'static str, String> {
-    resolve(std::env::var(FORCE_VARIABLE).ok().as_deref())
+    let name = resolve(std::env::var(FORCE_VARIABLE).ok().as_deref())?;
+    if simdutf_runs_a_kernel() {
+        Ok(name)
+    } else {
+        Err(format!(
+            "simdutf has no kernel named {name:?} in this build: it runs none \
+             (known here: {})",
+            supported().join(", ")
+        ))
+    }
+}
+
+/// Whether simdutf runs a real kernel. When the forced name is not one it
+/// compiled, it runs its "unsupported" stand-in, whose encode writes
+/// nothing: so the list above can never claim a kernel that does not run.
+fn simdutf_runs_a_kernel() -> bool {
+    let input = [0u8];
+    let mut output = [0u8; 4];
+    // SAFETY: `output` holds the 4 bytes simdutf writes for 1 input byte
+    // with padding (RFC 4648: 4 characters per started 3 bytes); the two
+    // arrays are distinct locals.
+    let written = unsafe {
+        simdutf::binary_to_base64(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr(),
+            simdutf::Base64Options::Default,
+        )
+    };
+    written == 4 && &output == b"AA=="
 }
 
 fn resolve(forced: Option<&str>) -> Result<&'static str, String> {
@@ -77,9 +110,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fallback_is_always_supported() {
-        assert_eq!(supported().last(), Some(&"fallback"));
-        assert_eq!(resolve(Some("fallback")), Ok("fallback"));
+    fn the_list_matches_the_architecture() {
+        if cfg!(target_arch = "aarch64") {
+            assert_eq!(supported(), ["arm64"]);
+            assert!(resolve(Some("fallback")).is_err());
+        } else {
+            assert_eq!(supported().last(), Some(&"fallback"));
+            assert_eq!(resolve(Some("fallback")), Ok("fallback"));
+        }
+    }
+
+    /// The kernel cargo test runs under (scripts/test.sh forces each in
+    /// turn) is one simdutf really has.
+    #[test]
+    fn the_running_kernel_is_real() {
+        assert!(active().is_ok(), "{:?}", active());
     }
 
     #[test]
