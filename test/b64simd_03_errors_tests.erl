@@ -204,7 +204,7 @@ decode_only_options() ->
 bad_decode_options() ->
     bad_common_options()
         ++ [#{whitespace => true}, #{whitespace => strip}, #{canonical => 1},
-            #{canonical => yes}, #{mode => any, whitespace => reject, canonical => maybe}].
+            #{canonical => yes}, #{mode => any, whitespace => reject, canonical => 'maybe'}].
 
 bad_options_test_() ->
     Encode = [{Function, [Data, Options]}

@@ -128,7 +128,8 @@ check(Test, Type, Count, Check) ->
                       Size = 10 + Batch * 20,
                       {ok, Cases} = proper_gen:pick(proper_types:vector(Count div Batches, Type),
                                                     Size, Seed),
-                      [{Seed, Case, Failure} || Case <- Cases, (Failure = Check(Case)) =/= ok]
+                      [{Seed, Case, Failure} || Case <- Cases, Failure <- [Check(Case)],
+                                                Failure =/= ok]
                   end || Batch <- lists:seq(1, Batches)]),
     ?assertEqual({Test, []}, {Test, lists:sublist(Failures, 3)}).
 
@@ -330,7 +331,8 @@ decode_exhaustive_small_test_() ->
         Failures = [{Chunks, Options, Expected, Got}
                     || {Chunks, Options} <- Cut ++ Bytes,
                        Expected <- [one_shot_decode(Chunks, Options)],
-                       (Got = stream_decode(Chunks, Options)) =/= Expected],
+                       Got <- [stream_decode(Chunks, Options)],
+                       Got =/= Expected],
         io:format(user, "~ndecode_exhaustive_small: ~b streams compared~n",
                   [length(Cut) + length(Bytes)]),
         ?assertEqual([], lists:sublist(Failures, 3))

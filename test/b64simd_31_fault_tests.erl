@@ -49,7 +49,8 @@ delete_purge_and_load_again() ->
                            ok = b64simd_nif:set_slice_bytes(0),
                            Self ! {started, self()},
                            receive continue -> ok end,
-                           Self ! {continued, self(), catch b64simd_nif:continue(Job, Big)}
+                           Continue = fun() -> b64simd_nif:continue(Job, Big) end,
+                           Self ! {continued, self(), b64simd_test_lib:outcome(Continue)}
                    end),
     receive {started, Holder} -> ok end,
     lists:foreach(

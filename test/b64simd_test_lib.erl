@@ -6,6 +6,7 @@
 -export([seed/1]).
 -export([iolist_shapes/1, wrap/2, lines/2]).
 -export([otp_encode/2, otp_decode/1, result/1]).
+-export([outcome/1]).
 
 %% @doc Every encode option map: mode x padding, with the defaults spelled
 %% out and left implicit.
@@ -21,6 +22,16 @@ decode_option_sets() ->
     [#{mode => M, padding => P, whitespace => W, canonical => C}
      || M <- [standard, urlsafe, any], P <- [true, false], W <- [skip, reject],
         C <- [false, true]].
+
+%% @doc What `catch Fun()' gave, without that expression (deprecated from
+%% OTP 29): the value, or `{'EXIT', {Reason, Stack}}' for an error.
+-spec outcome(fun(() -> term())) -> term().
+outcome(Fun) ->
+    try
+        Fun()
+    catch
+        error:Reason:Stack -> {'EXIT', {Reason, Stack}}
+    end.
 
 %% @doc A short label for assertion messages.
 -spec label(term()) -> string().
