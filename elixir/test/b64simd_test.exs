@@ -82,6 +82,26 @@ defmodule B64SimdTest do
     end
   end
 
+  # Elixir 1.20.0-1.20.3's Base.valid64?/2 and url_valid64?/2 accept some
+  # text their decode64 refuses ("*+" among it). Ours answer as decode does:
+  # every byte in every position of short inputs, judged by Base's decode.
+  test "valid64? is decode's verdict, not Elixir 1.20.0-1.20.3's Base.valid64?" do
+    refute B64Simd.valid64?("*+")
+    refute B64Simd.url_valid64?("*-")
+    refute B64Simd.valid64?("*+", padding: false)
+
+    for byte <- 0..255,
+        shape <- [&<<&1, ?+>>, &<<?A, &1, ?=, ?=>>, &<<?Q, ?Q, &1, ?=>>, &<<&1, ?A, ?A, ?A>>],
+        text = shape.(byte),
+        opts <- [[], [padding: false]] do
+      label = "#{inspect(text)} #{inspect(opts)}"
+      assert B64Simd.valid64?(text, opts) == match?({:ok, _}, Base.decode64(text, opts)), label
+
+      assert B64Simd.url_valid64?(text, opts) == match?({:ok, _}, Base.url_decode64(text, opts)),
+             label
+    end
+  end
+
   test "runs on the simdutf kernel that make test forced" do
     case System.get_env("SIMDUTF_FORCE_IMPLEMENTATION") do
       nil -> :ok
