@@ -1,5 +1,5 @@
 # Short aliases only; the logic lives in scripts/ and rebar3.
-.PHONY: all test bench latency fuzz soak clean
+.PHONY: all test test-otp test-arm64 bench latency fuzz soak clean
 
 all:
 	sh scripts/ensure_deps.sh
@@ -7,6 +7,12 @@ all:
 
 test:
 	sh scripts/test.sh
+
+test-otp:
+	sh scripts/test_platforms.sh otp
+
+test-arm64:
+	sh scripts/test_platforms.sh arm64
 
 fuzz:
 	sh scripts/fuzz.sh

@@ -25,6 +25,16 @@ for extra in "$@"; do
     case "$extra" in
         gnuplot) command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox" ;;
         elixir) command -v mix >/dev/null 2>&1 || missing="$missing elixir" ;;
+        roots)
+            for package in debootstrap qemu-user-static binfmt-support; do
+                dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
+            done
+            ;;
+        cross-arm64)
+            for package in gcc-aarch64-linux-gnu g++-aarch64-linux-gnu; do
+                dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
+            done
+            ;;
     esac
 done
 

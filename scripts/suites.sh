@@ -1,0 +1,32 @@
+#!/bin/sh
+# The Erlang and Elixir suites, once per simdutf kernel, each in a fresh VM
+# with SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process):
+#
+#   sh scripts/suites.sh [KERNEL...]     (default: every kernel this CPU runs)
+#
+# EUnit + PropEr through rebar3, then the Elixir facade's ExUnit tests
+# through mix (Debian's elixir package; no hex, no deps). Used by
+# scripts/test.sh on the host and by scripts/test_platforms.sh in the roots
+# of other OTP releases and architectures.
+set -eu
+cd "$(dirname "$0")/.."
+rebar3 compile
+kernels=${*:-$(erl -noshell -pa _build/default/lib/b64simd/ebin -eval \
+    'io:format("~s", [lists:join(" ", b64simd_nif:supported_kernels())]), halt().')}
+otp=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().')
+elixir=$(elixir -e 'IO.write(System.version())')
+echo "b64simd: suites on OTP $otp, Elixir $elixir, $(uname -m), kernels: $kernels"
+
+failed=""
+for kernel in $kernels; do
+    echo "=== EUnit + PropEr, OTP $otp, kernel $kernel"
+    SIMDUTF_FORCE_IMPLEMENTATION=$kernel rebar3 eunit || failed="$failed eunit:$kernel"
+    echo "=== ExUnit (Elixir $elixir facade), kernel $kernel"
+    (cd elixir && SIMDUTF_FORCE_IMPLEMENTATION=$kernel mix test) || failed="$failed exunit:$kernel"
+done
+
+if [ -n "$failed" ]; then
+    echo "b64simd: suites FAILED on OTP $otp ($(uname -m)):$failed"
+    exit 1
+fi
+echo "b64simd: all suites passed on OTP $otp, Elixir $elixir ($(uname -m)), kernels: $kernels"
