@@ -281,13 +281,18 @@ available_memory() ->
 mib(Bytes) ->
     io_lib:format("~.1f MiB", [Bytes / ?MiB]).
 
-%% The fallback kernel is many times slower: scale the call counts down so
-%% every kernel stays within the time budget.
+%% The fallback kernel is many times slower, and an emulated CPU slower
+%% still: scale the call counts down so every run stays within the time
+%% budget, and say so.
 scaled(N) ->
-    case {b64simd_test_env:is_default_kernel(), os:getenv("SIMDUTF_FORCE_IMPLEMENTATION")} of
-        {true, _} -> N;
-        {false, "fallback"} -> N div 10;
-        {false, _} -> N div 5
+    Kernel = os:getenv("SIMDUTF_FORCE_IMPLEMENTATION"),
+    case {b64simd_test_env:emulator(), b64simd_test_env:is_default_kernel(), Kernel} of
+        {false, true, _} -> N;
+        {false, false, "fallback"} -> N div 10;
+        {false, false, _} -> N div 5;
+        {Emulator, _, _} ->
+            io:format(user, "~n  memory: ~b of ~b calls under ~s~n", [N div 20, N, Emulator]),
+            N div 20
     end.
 
 payload_pool() ->
