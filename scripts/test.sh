@@ -3,10 +3,10 @@
 #  1. cargo test on the pure Rust codec, once per kernel;
 #  2. the fuzzer crate's own tests, then a short differential fuzz run
 #     (scripts/fuzz.sh), 3 s per kernel;
-#  3. EUnit + PropEr suites, once per kernel, each in a fresh VM with
-#     SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process);
-#  4. the Elixir facade's ExUnit tests (against Elixir's Base), once per
-#     kernel, with mix from Debian's elixir package (no hex, no deps).
+#  3. EUnit + PropEr, then the Elixir facade's ExUnit tests (against
+#     Elixir's Base), once per kernel (scripts/suites.sh).
+# make test-otp and make test-arm64 run step 3 on other OTP releases and
+# on arm64 (scripts/test_platforms.sh).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/ensure_deps.sh elixir
@@ -28,19 +28,5 @@ cargo test --release --locked --quiet --manifest-path native/b64simd_fuzz/Cargo.
 echo "=== differential fuzz, every kernel"
 sh scripts/fuzz.sh "${TEST_FUZZ_SECONDS:-3}"
 
-failed=""
-for kernel in $kernels; do
-    echo "=== EUnit + PropEr, kernel $kernel"
-    SIMDUTF_FORCE_IMPLEMENTATION=$kernel rebar3 eunit || failed="$failed $kernel"
-done
-
-for kernel in $kernels; do
-    echo "=== ExUnit (Elixir facade), kernel $kernel"
-    (cd elixir && SIMDUTF_FORCE_IMPLEMENTATION=$kernel mix test) || failed="$failed elixir:$kernel"
-done
-
-if [ -n "$failed" ]; then
-    echo "b64simd: suites FAILED on kernel(s):$failed"
-    exit 1
-fi
-echo "b64simd: all suites passed on kernels: $kernels"
+# shellcheck disable=SC2086 # a list of kernel names
+sh scripts/suites.sh $kernels
