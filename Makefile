@@ -1,5 +1,5 @@
 # Short aliases only; the logic lives in scripts/ and rebar3.
-.PHONY: all test test-otp test-arm64 bench latency fuzz soak clean
+.PHONY: all test test-otp test-arm64 test-package bench latency fuzz soak clean
 
 all:
 	sh scripts/ensure_deps.sh
@@ -13,6 +13,9 @@ test-otp:
 
 test-arm64:
 	sh scripts/test_platforms.sh arm64
+
+test-package:
+	sh scripts/test_package.sh
 
 fuzz:
 	sh scripts/fuzz.sh
@@ -30,4 +33,4 @@ clean:
 	rebar3 clean
 	cargo clean --manifest-path native/b64simd_nif/Cargo.toml
 	cargo clean --manifest-path native/b64simd_fuzz/Cargo.toml
-	rm -rf _build priv elixir/_build
+	rm -rf _build priv

@@ -132,7 +132,7 @@ run() {
     # on the host comes along.
     rm -rf "$target/b64simd"
     mkdir -p "$target/b64simd"
-    tar -C "$root_dir" --exclude=./.git --exclude=./_build --exclude=./elixir/_build \
+    tar -C "$root_dir" --exclude=./.git --exclude=./_build \
         --exclude='./native/*/target' -cf - . | tar -C "$target/b64simd" -xf -
     # B64SIMD_NIF: a NIF built for this root's architecture (cross-built for
     # a foreign one) in place of the host's.

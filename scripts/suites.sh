@@ -5,7 +5,8 @@
 #   sh scripts/suites.sh [KERNEL...]     (default: every kernel this CPU runs)
 #
 # EUnit + PropEr through rebar3, then the Elixir facade's ExUnit tests
-# through mix (Debian's elixir package; no hex, no deps). Used by
+# through mix (Debian's elixir package; no hex, no deps), in a build root
+# of its own so that mix and rebar3 never share _build/test. Used by
 # scripts/test.sh on the host and by scripts/test_platforms.sh in the roots
 # of other OTP releases and architectures.
 set -eu
@@ -22,7 +23,8 @@ for kernel in $kernels; do
     echo "=== EUnit + PropEr, OTP $otp, kernel $kernel"
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel rebar3 eunit || failed="$failed eunit:$kernel"
     echo "=== ExUnit (Elixir $elixir facade), kernel $kernel"
-    (cd elixir && SIMDUTF_FORCE_IMPLEMENTATION=$kernel mix test) || failed="$failed exunit:$kernel"
+    SIMDUTF_FORCE_IMPLEMENTATION=$kernel MIX_BUILD_ROOT=_build/mix mix test ||
+        failed="$failed exunit:$kernel"
 done
 
 if [ -n "$failed" ]; then
