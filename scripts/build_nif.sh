@@ -16,15 +16,38 @@ if [ "${B64SIMD_BUILD:-}" = skip ]; then
     }
     exit 0
 fi
+
+# The Rust the crate declares it needs (rust-version in its Cargo.toml).
+rust_needed=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$crate/Cargo.toml")
 command -v cargo >/dev/null 2>&1 || {
-    echo "b64simd: cargo not found; install Rust (https://rustup.rs) to build the NIF" >&2
+    echo "b64simd: building the NIF from source needs Rust $rust_needed or later, and cargo is" \
+        "not on PATH: install Rust with rustup (https://rustup.rs)" >&2
     exit 1
 }
+rust_have=$(rustc --version 2>/dev/null | awk '{ print $2 }')
+# at_least A B: whether version A (x.y.z) is B (x.y) or later.
+at_least() {
+    printf '%s\n%s\n' "$2" "$1" | sort -t. -k1,1n -k2,2n -k3,3n -C
+}
+at_least "${rust_have:-0}" "$rust_needed" || {
+    echo "b64simd: the NIF needs Rust $rust_needed or later; this rustc is ${rust_have:-missing}:" \
+        "update it (rustup update stable)" >&2
+    exit 1
+}
+
+lib="$root/priv/libb64simd_nif.so"
+# Say it before cargo's silent half minute, only when there is work to do.
+if [ ! -f "$lib" ] || [ -n "$(find "$crate/src" "$crate/Cargo.toml" "$crate/Cargo.lock" \
+    -newer "$lib" 2>/dev/null | head -n 1)" ]; then
+    echo "b64simd: building the NIF from source with cargo (Rust $rust_have; needs $rust_needed or" \
+        "later): $(if [ -f "$lib" ]; then echo "its sources changed"; else echo "none is built yet"; fi)"
+fi
 cargo build --release --locked --quiet --manifest-path "$crate/Cargo.toml"
 mkdir -p "$root/priv"
-src="$crate/target/release/libb64simd_nif.so"
-[ -f "$src" ] || src="$crate/target/release/libb64simd_nif.dylib"
+target_dir=${CARGO_TARGET_DIR:-$crate/target}
+src="$target_dir/release/libb64simd_nif.so"
+[ -f "$src" ] || src="$target_dir/release/libb64simd_nif.dylib"
 # Copy through a temporary name and rename, so that a VM which has the old
 # library loaded never sees a half-written file.
 cp "$src" "$root/priv/.libb64simd_nif.so.tmp"
-mv -f "$root/priv/.libb64simd_nif.so.tmp" "$root/priv/libb64simd_nif.so"
+mv -f "$root/priv/.libb64simd_nif.so.tmp" "$lib"
