@@ -1,6 +1,8 @@
 # One package for mix and rebar3: mix compiles the Erlang modules in src/ and
 # the Elixir facade in lib/, and builds the NIF through the same script as
-# rebar3's pre_hook (scripts/build_nif.sh). Version, description, licence,
+# rebar3's pre_hook (scripts/build_nif.sh), and puts the Erlang modules' EDoc
+# into their .beam files as rebar3's post_hook does (scripts/doc_chunks.escript),
+# so that `h :b64simd.encode` shows it. Version, description, licence,
 # links and the package's files are read from src/b64simd.app.src, so that
 # the two build tools can never disagree about them.
 defmodule B64Simd.MixProject do
@@ -18,7 +20,7 @@ defmodule B64Simd.MixProject do
       version: to_string(@app[:vsn]),
       elixir: "~> 1.14",
       description: to_string(@app[:description]),
-      compilers: [:b64simd_nif | Mix.compilers()],
+      compilers: [:b64simd_nif | Mix.compilers()] ++ [:b64simd_docs],
       erlc_options: [:debug_info, :warnings_as_errors],
       deps: [],
       package: [
@@ -53,6 +55,22 @@ defmodule Mix.Tasks.Compile.B64simdNif do
 
       {_, status} ->
         Mix.raise("b64simd: building the NIF failed (scripts/build_nif.sh, status #{status})")
+    end
+  end
+end
+
+defmodule Mix.Tasks.Compile.B64simdDocs do
+  @moduledoc false
+  # The Erlang modules' EDoc into their .beam files, for `h :b64simd.encode`.
+  use Mix.Task.Compiler
+
+  @impl true
+  def run(_args) do
+    script = Path.join(__DIR__, "scripts/doc_chunks.escript")
+
+    case System.cmd("escript", [script, Mix.Project.compile_path()], stderr_to_stdout: true) do
+      {_, 0} -> {:ok, []}
+      {output, status} -> Mix.raise("b64simd: EDoc chunks failed (status #{status}):\n#{output}")
     end
   end
 end
