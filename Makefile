@@ -1,5 +1,8 @@
 # Short aliases only; the logic lives in scripts/ and rebar3.
-.PHONY: all test test-otp test-arm64 test-package bench latency fuzz soak clean
+
+# Development builds the NIF from the sources at hand, never a prebuilt one.
+export B64SIMD_BUILD ?= source
+.PHONY: all test test-otp test-arm64 test-package artifacts bench latency fuzz soak clean
 
 all:
 	sh scripts/ensure_deps.sh
@@ -16,6 +19,9 @@ test-arm64:
 
 test-package:
 	sh scripts/test_package.sh
+
+artifacts:
+	sh scripts/artifacts.sh
 
 fuzz:
 	sh scripts/fuzz.sh

@@ -1,53 +1,146 @@
 #!/bin/sh
-# Builds the Rust NIF (native/b64simd_nif) in release mode and installs it as
-# priv/libb64simd_nif.so. Called by rebar3's compile pre_hook; cargo's own
-# change tracking makes a second call nearly free.
+# Puts the NIF in priv/libb64simd_nif.so: called by rebar3's compile
+# pre_hook and by mix's b64simd_nif compiler step.
 #
-# B64SIMD_BUILD=skip uses the NIF already in priv/ as it is: the platform
-# tests (scripts/test_platforms.sh) build it once on the host, or cross,
-# and compile the Erlang and Elixir code in roots that have no cargo.
+# By default it uses the prebuilt NIF for this version and target: the
+# tarball `make artifacts` names, from B64SIMD_PREBUILT_URL (default: the
+# project's release downloads for this version), checked against the sha256
+# in ./checksums.txt, which the package ships. Anything that goes wrong (no
+# entry for this target, no network, a checksum mismatch) falls back to
+# building from source with cargo, and says why in one line; a file whose
+# checksum does not match is deleted, never installed.
+#
+# B64SIMD_BUILD=source builds from source with cargo (cargo's own change
+# tracking makes a second call nearly free); `make test`, `make bench` and
+# the other development commands set it. B64SIMD_BUILD=skip uses the NIF
+# already in priv/ as it is: the platform tests (scripts/test_platforms.sh)
+# build it once on the host, or cross, for roots that have no cargo.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 crate="$root/native/b64simd_nif"
-if [ "${B64SIMD_BUILD:-}" = skip ]; then
-    [ -f "$root/priv/libb64simd_nif.so" ] || {
-        echo "b64simd: B64SIMD_BUILD=skip, but priv/libb64simd_nif.so is missing" >&2
+lib="$root/priv/libb64simd_nif.so"
+say() { echo "b64simd: $*"; }
+
+# install FILE: puts FILE in place through a temporary name and a rename, so
+# that a VM which has the old library loaded never sees a half-written file.
+install_lib() {
+    mkdir -p "$root/priv"
+    cp "$1" "$root/priv/.libb64simd_nif.so.tmp"
+    mv -f "$root/priv/.libb64simd_nif.so.tmp" "$lib"
+}
+
+# The Rust target of this machine, when prebuilt NIFs exist for it.
+prebuilt_target() {
+    [ "$(uname -s)" = Linux ] || return 1
+    # glibc only: a musl system (Alpine) builds from source.
+    ldd --version 2>&1 | grep -qi -e glibc -e 'gnu libc' || return 1
+    case $(uname -m) in
+        x86_64 | amd64) echo x86_64-unknown-linux-gnu ;;
+        aarch64 | arm64) echo aarch64-unknown-linux-gnu ;;
+        *) return 1 ;;
+    esac
+}
+
+# use_prebuilt: installs the verified prebuilt NIF, or sets `why` and fails.
+use_prebuilt() {
+    target=$(prebuilt_target) || {
+        why="no prebuilt NIF for $(uname -s) $(uname -m)"
+        return 1
+    }
+    version=$(sed -n 's/^ *{vsn, "\(.*\)"}.*/\1/p' "$root/src/b64simd.app.src")
+    nif_version=$(sed -n 's/.*"nif_version_\([0-9]*\)_\([0-9]*\)".*/\1.\2/p' "$crate/Cargo.toml")
+    name="libb64simd_nif-v$version-nif-$nif_version-$target.so.tar.gz"
+    expected=$(awk -v name="$name" '$2 == name { print $1 }' "$root/checksums.txt" 2>/dev/null)
+    [ -n "$expected" ] || {
+        why="checksums.txt has no entry for $name"
+        return 1
+    }
+    # Already installed from this very tarball: nothing to do.
+    [ -f "$lib" ] && [ "$(cat "$root/priv/.prebuilt" 2>/dev/null)" = "$expected" ] && return 0
+    base=${B64SIMD_PREBUILT_URL:-https://github.com/b64simd/b64simd/releases/download/v$version}
+    work=$(mktemp -d)
+    if command -v curl >/dev/null 2>&1; then
+        fetch="curl -fsSL --connect-timeout 10 --max-time 120 -o $work/$name $base/$name"
+    elif command -v wget >/dev/null 2>&1; then
+        fetch="wget -q --timeout=30 -O $work/$name $base/$name"
+    else
+        rm -rf "$work"
+        why="neither curl nor wget is installed to download $name"
+        return 1
+    fi
+    $fetch 2>/dev/null || {
+        rm -rf "$work"
+        why="could not download $base/$name"
+        return 1
+    }
+    actual=$(sha256sum "$work/$name" | awk '{ print $1 }')
+    [ "$actual" = "$expected" ] || {
+        rm -rf "$work"
+        why="checksum mismatch for $name (checksums.txt: $expected, downloaded: $actual); not using it"
+        return 1
+    }
+    tar -xzf "$work/$name" -C "$work" libb64simd_nif.so
+    install_lib "$work/libb64simd_nif.so"
+    echo "$expected" >"$root/priv/.prebuilt"
+    rm -rf "$work"
+    say "using the prebuilt NIF $name (sha256 verified)"
+}
+
+# Whether priv/ holds a NIF built from the sources as they are now.
+source_build_is_current() {
+    [ -f "$lib" ] && [ ! -f "$root/priv/.prebuilt" ] &&
+        [ -z "$(find "$crate/src" "$crate/Cargo.toml" "$crate/Cargo.lock" -newer "$lib" |
+            head -n 1)" ]
+}
+
+build_from_source() {
+    # The Rust the crate declares it needs (rust-version in its Cargo.toml).
+    rust_needed=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$crate/Cargo.toml")
+    command -v cargo >/dev/null 2>&1 || {
+        say "building the NIF from source ($why) needs Rust $rust_needed or later, and cargo is" \
+            "not on PATH: install Rust with rustup (https://rustup.rs)" >&2
         exit 1
     }
-    exit 0
-fi
+    rust_have=$(rustc --version 2>/dev/null | awk '{ print $2 }')
+    # at_least A B: whether version A (x.y.z) is B (x.y) or later.
+    at_least() {
+        printf '%s\n%s\n' "$2" "$1" | sort -t. -k1,1n -k2,2n -k3,3n -C
+    }
+    at_least "${rust_have:-0}" "$rust_needed" || {
+        say "the NIF needs Rust $rust_needed or later; this rustc is ${rust_have:-missing}:" \
+            "update it (rustup update stable)" >&2
+        exit 1
+    }
+    # Say it before cargo's silent half minute, only when there is work to do.
+    source_build_is_current || say "building the NIF from source with cargo, Rust $rust_have" \
+        "(needs $rust_needed or later): $why"
+    cargo build --release --locked --quiet --manifest-path "$crate/Cargo.toml"
+    target_dir=${CARGO_TARGET_DIR:-$crate/target}
+    built="$target_dir/release/libb64simd_nif.so"
+    [ -f "$built" ] || built="$target_dir/release/libb64simd_nif.dylib"
+    install_lib "$built"
+    rm -f "$root/priv/.prebuilt"
+}
 
-# The Rust the crate declares it needs (rust-version in its Cargo.toml).
-rust_needed=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$crate/Cargo.toml")
-command -v cargo >/dev/null 2>&1 || {
-    echo "b64simd: building the NIF from source needs Rust $rust_needed or later, and cargo is" \
-        "not on PATH: install Rust with rustup (https://rustup.rs)" >&2
-    exit 1
-}
-rust_have=$(rustc --version 2>/dev/null | awk '{ print $2 }')
-# at_least A B: whether version A (x.y.z) is B (x.y) or later.
-at_least() {
-    printf '%s\n%s\n' "$2" "$1" | sort -t. -k1,1n -k2,2n -k3,3n -C
-}
-at_least "${rust_have:-0}" "$rust_needed" || {
-    echo "b64simd: the NIF needs Rust $rust_needed or later; this rustc is ${rust_have:-missing}:" \
-        "update it (rustup update stable)" >&2
-    exit 1
-}
-
-lib="$root/priv/libb64simd_nif.so"
-# Say it before cargo's silent half minute, only when there is work to do.
-if [ ! -f "$lib" ] || [ -n "$(find "$crate/src" "$crate/Cargo.toml" "$crate/Cargo.lock" \
-    -newer "$lib" 2>/dev/null | head -n 1)" ]; then
-    echo "b64simd: building the NIF from source with cargo (Rust $rust_have; needs $rust_needed or" \
-        "later): $(if [ -f "$lib" ]; then echo "its sources changed"; else echo "none is built yet"; fi)"
-fi
-cargo build --release --locked --quiet --manifest-path "$crate/Cargo.toml"
-mkdir -p "$root/priv"
-target_dir=${CARGO_TARGET_DIR:-$crate/target}
-src="$target_dir/release/libb64simd_nif.so"
-[ -f "$src" ] || src="$target_dir/release/libb64simd_nif.dylib"
-# Copy through a temporary name and rename, so that a VM which has the old
-# library loaded never sees a half-written file.
-cp "$src" "$root/priv/.libb64simd_nif.so.tmp"
-mv -f "$root/priv/.libb64simd_nif.so.tmp" "$lib"
+case "${B64SIMD_BUILD:-}" in
+    skip)
+        [ -f "$lib" ] || {
+            say "B64SIMD_BUILD=skip, but priv/libb64simd_nif.so is missing" >&2
+            exit 1
+        }
+        ;;
+    source)
+        why="B64SIMD_BUILD=source"
+        build_from_source
+        ;;
+    "")
+        # A source build that is still current stays (a developer's, or one
+        # made when no prebuilt NIF could be had): no download on every build.
+        why="its sources changed"
+        source_build_is_current || use_prebuilt || build_from_source
+        ;;
+    *)
+        say "B64SIMD_BUILD must be source or skip (or unset), not '$B64SIMD_BUILD'" >&2
+        exit 1
+        ;;
+esac

@@ -1,41 +1,57 @@
 #!/bin/sh
-# `make test-package`: b64simd as its users get it.
+# `make test-package`: b64simd as its users get it, with the default build
+# step (prebuilt NIF if one can be had and verified, else cargo).
 #  1. The package's file list (`files` in src/b64simd.app.src, which mix.exs
 #     reads too) copied alone into a fresh directory: rebar3 and mix each
 #     compile it there and call it.
 #  2. Fresh client projects, a rebar3 app and a mix app, depend on this
-#     repository by git (its committed HEAD) and by path (rebar3:
-#     _checkouts/), compile, and call b64simd:encode/1 (and, from mix,
-#     B64Simd.encode64/1).
-# One cargo target directory serves every build, so simdutf's C++ is
-# compiled once.
+#     repository by git and by path (rebar3: _checkouts/), compile, and call
+#     b64simd:encode/1 (and, from mix, B64Simd.encode64/1):
+#     a. with no prebuilt NIF to be had (its URL answers nothing): cargo;
+#     b. with `make artifacts` served on 127.0.0.1 and no cargo on PATH: the
+#        prebuilt NIF, verified; and once with cargo on PATH, which it
+#        still prefers;
+#     c. with a tampered tarball served: refused, never installed, and the
+#        fallback to cargo says why.
+#  3. checksums.txt is what `make artifacts` builds from these sources, when
+#     the toolchain is the one it records (skipped, with the reason, if not).
 set -eu
 cd "$(dirname "$0")/.."
 repo=$(pwd)
+unset B64SIMD_BUILD
 sh scripts/ensure_deps.sh elixir
 work=$(mktemp -d "${TMPDIR:-/tmp}/b64simd-package.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+server=""
+cleanup() {
+    [ -z "$server" ] || kill "$server" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+# One cargo target directory serves every source build: simdutf's C++ is
+# compiled once.
 export CARGO_TARGET_DIR="$work/cargo-target"
 passed=0
 
-# check LABEL DIR COMMAND: runs COMMAND (sh -c) in DIR; it must print "ok".
+# check LABEL DIR COMMAND [TEXT]: runs COMMAND (sh -c) in DIR; it must
+# print "result=ok", and TEXT if given.
 check() {
-    label=$1
     output=$(cd "$2" && sh -c "$3" 2>&1) || {
         echo "$output"
-        echo "b64simd package: $label FAILED"
+        echo "b64simd package: $1 FAILED"
         exit 1
     }
-    case "$output" in
-        *"result=ok"*) ;;
-        *)
-            echo "$output"
-            echo "b64simd package: $label FAILED (no result=ok)"
-            exit 1
-            ;;
-    esac
+    for wanted in "result=ok" "${4:-result=ok}"; do
+        case "$output" in
+            *"$wanted"*) ;;
+            *)
+                echo "$output"
+                echo "b64simd package: $1 FAILED (no '$wanted')"
+                exit 1
+                ;;
+        esac
+    done
     passed=$((passed + 1))
-    echo "b64simd package: $label: ok"
+    echo "b64simd package: $1: ok"
 }
 
 erlang_call='erl -noshell $(for d in _build/default/lib/*/ebin _build/default/checkouts/*/ebin; do
@@ -44,46 +60,124 @@ erlang_call='erl -noshell $(for d in _build/default/lib/*/ebin _build/default/ch
 elixir_call='mix run -e "\"aGk=\" = B64Simd.encode64(\"hi\"); \"aGk=\" = :b64simd.encode(\"hi\");
     IO.puts(\"result=ok\")"'
 
+# 1. The file list alone.
 files=$(erl -noshell -eval '{ok, [{application, b64simd, App}]} = file:consult("src/b64simd.app.src"),
     io:format("~s", [lists:join(" ", proplists:get_value(files, App))]), halt().')
 mkdir "$work/package"
 # shellcheck disable=SC2086 # a list of paths
 tar -cf - $files | tar -C "$work/package" -xf -
 echo "b64simd package: files: $files"
-check "package alone, rebar3" "$work/package" "rebar3 compile && $erlang_call"
+# Nothing answers on this port: the download fails at once.
+export B64SIMD_PREBUILT_URL=http://127.0.0.1:9
+check "package alone, rebar3" "$work/package" "rebar3 compile && $erlang_call" \
+    "building the NIF from source"
 check "package alone, mix" "$work/package" "mix compile && $elixir_call"
 
-# The committed HEAD as a git repository that git dependencies can fetch.
+# The committed HEAD as a repository that git dependencies can fetch.
 git clone -q --no-hardlinks "$repo" "$work/origin"
-head=$(git -C "$work/origin" rev-parse HEAD)
 
-new_rebar3_app() {
+new_rebar3_app() { # DIR DEPS
     mkdir -p "$1/src"
     printf '{application, client, [{vsn, "0.1.0"}, {applications, [kernel, stdlib, b64simd]}]}.\n' \
         >"$1/src/client.app.src"
-    printf '%s\n' "$2" >"$1/rebar.config"
+    printf '{deps, [%s]}.\n' "$2" >"$1/rebar.config"
 }
-new_rebar3_app "$work/rebar3-git" "{deps, [{b64simd, {git, \"file://$work/origin\", {ref, \"$head\"}}}]}."
-check "rebar3 client, git dependency" "$work/rebar3-git" "rebar3 compile && $erlang_call"
-new_rebar3_app "$work/rebar3-path" "{deps, [b64simd]}."
-mkdir "$work/rebar3-path/_checkouts"
-git clone -q --no-hardlinks "$work/origin" "$work/rebar3-path/_checkouts/b64simd"
-check "rebar3 client, path dependency (_checkouts)" "$work/rebar3-path" \
-    "rebar3 compile && $erlang_call"
-
-new_mix_app() {
+new_mix_app() { # DIR DEPS
     mkdir -p "$1"
-    cat >"$1/mix.exs" <<EOF
-defmodule Client.MixProject do
-  use Mix.Project
-  def project, do: [app: :client, version: "0.1.0", deps: [$2]]
-end
-EOF
+    printf 'defmodule Client.MixProject do\n  use Mix.Project\n  def project, do: %s\nend\n' \
+        "[app: :client, version: \"0.1.0\", deps: [$2]]" >"$1/mix.exs"
 }
-new_mix_app "$work/mix-git" "{:b64simd, git: \"file://$work/origin\", ref: \"$head\"}"
-check "mix client, git dependency" "$work/mix-git" "mix deps.get && mix compile && $elixir_call"
-git clone -q --no-hardlinks "$work/origin" "$work/b64simd-path"
-new_mix_app "$work/mix-path" "{:b64simd, path: \"$work/b64simd-path\"}"
-check "mix client, path dependency" "$work/mix-path" "mix compile && $elixir_call"
+
+# clients LABEL PATH [TEXT]: the four clients of ./origin (HEAD), with PATH.
+clients() {
+    label=$1
+    client_path=$2
+    head=$(git -C "$work/origin" rev-parse HEAD)
+    dir="$work/clients-$passed"
+    new_rebar3_app "$dir/rebar3-git" "{b64simd, {git, \"file://$work/origin\", {ref, \"$head\"}}}"
+    check "$label: rebar3 app, git dependency" "$dir/rebar3-git" \
+        "PATH=$client_path; rebar3 compile && $erlang_call" "${3:-}"
+    new_rebar3_app "$dir/rebar3-path" "b64simd"
+    git clone -q --no-hardlinks "$work/origin" "$dir/rebar3-path/_checkouts/b64simd"
+    check "$label: rebar3 app, path dependency (_checkouts)" "$dir/rebar3-path" \
+        "PATH=$client_path; rebar3 compile && $erlang_call" "${3:-}"
+    new_mix_app "$dir/mix-git" "{:b64simd, git: \"file://$work/origin\", ref: \"$head\"}"
+    check "$label: mix app, git dependency" "$dir/mix-git" \
+        "PATH=$client_path; mix deps.get && mix compile && $elixir_call" "${3:-}"
+    git clone -q --no-hardlinks "$work/origin" "$dir/b64simd"
+    new_mix_app "$dir/mix-path" "{:b64simd, path: \"$dir/b64simd\"}"
+    check "$label: mix app, path dependency" "$dir/mix-path" \
+        "PATH=$client_path; mix compile && $elixir_call" "${3:-}"
+}
+
+# 2a. No prebuilt NIF to be had: cargo.
+clients "no prebuilt NIF reachable" "$PATH" "building the NIF from source"
+
+# 2b. make artifacts, served on 127.0.0.1; ./origin's checksums.txt is theirs,
+# as a release commits it.
+sh scripts/artifacts.sh "$work/artifacts" >"$work/artifacts.log" 2>&1 || {
+    cat "$work/artifacts.log"
+    exit 1
+}
+grep 'needs GLIBC' "$work/artifacts.log"
+cp "$work/artifacts/checksums.txt" "$work/origin/checksums.txt"
+git -C "$work/origin" -c user.name=test -c user.email=test@localhost commit -q -am \
+    "checksums of the artifacts under test" --allow-empty
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir "$work/served"
+python3 -m http.server --bind 127.0.0.1 --directory "$work/served" "$port" >/dev/null 2>&1 &
+server=$!
+cp "$work/artifacts/"*.tar.gz "$work/served/"
+export B64SIMD_PREBUILT_URL="http://127.0.0.1:$port"
+# Every PATH entry but those holding cargo (and rustup's rustc beside it).
+no_cargo=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r dir; do
+    [ -x "$dir/cargo" ] || printf '%s:' "$dir"
+done)
+no_cargo=${no_cargo%:}
+clients "prebuilt served, no cargo" "$no_cargo" "using the prebuilt NIF"
+head=$(git -C "$work/origin" rev-parse HEAD)
+dir="$work/with-cargo"
+new_rebar3_app "$dir" "{b64simd, {git, \"file://$work/origin\", {ref, \"$head\"}}}"
+check "prebuilt served, cargo on PATH: rebar3 app, git dependency" "$dir" \
+    "rebar3 compile && $erlang_call" "using the prebuilt NIF"
+
+# 2c. A tampered tarball: refused, not installed, and cargo is not there.
+for tarball in "$work/served/"*.tar.gz; do printf 'x' >>"$tarball"; done
+dir="$work/tampered"
+new_rebar3_app "$dir" "{b64simd, {git, \"file://$work/origin\", {ref, \"$head\"}}}"
+if output=$(cd "$dir" && PATH=$no_cargo rebar3 compile 2>&1); then
+    echo "$output"
+    echo "b64simd package: tampered tarball FAILED (the build succeeded)"
+    exit 1
+fi
+case "$output" in
+    *"checksum mismatch"*"not using it"*"cargo is not on PATH"*) ;;
+    *)
+        echo "$output"
+        echo "b64simd package: tampered tarball FAILED (no checksum mismatch reported)"
+        exit 1
+        ;;
+esac
+if [ -e "$dir/_build/default/lib/b64simd/priv/libb64simd_nif.so" ]; then
+    echo "b64simd package: tampered tarball FAILED (a NIF was installed)"
+    exit 1
+fi
+passed=$((passed + 1))
+echo "b64simd package: tampered tarball refused, nothing installed: ok"
+
+# 3. The committed checksums.txt against this toolchain's artifacts.
+recorded=$(sed -n 's/^# toolchain: //p' checksums.txt)
+current=$(sed -n 's/^# toolchain: //p' "$work/artifacts/checksums.txt")
+if [ "$recorded" != "$current" ]; then
+    echo "b64simd package: SKIPPED checksums.txt against make artifacts: it records the" \
+        "toolchain '$recorded', this machine has '$current'"
+elif ! diff -u checksums.txt "$work/artifacts/checksums.txt"; then
+    echo "b64simd package: checksums.txt is not what make artifacts builds from these sources" \
+        "(run make artifacts and commit _build/artifacts/checksums.txt as checksums.txt)"
+    exit 1
+else
+    passed=$((passed + 1))
+    echo "b64simd package: checksums.txt is what make artifacts builds: ok"
+fi
 
 echo "$passed passed, 0 failed"

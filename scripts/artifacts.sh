@@ -1,0 +1,62 @@
+#!/bin/sh
+# `make artifacts`: the prebuilt NIFs a release ships, and their checksums.
+#
+#   sh scripts/artifacts.sh [OUT]          (default OUT: _build/artifacts)
+#
+# For x86_64-unknown-linux-gnu and aarch64-unknown-linux-gnu (cross, with
+# Debian's aarch64 gcc), OUT gets one tarball per target, named as
+# scripts/build_nif.sh looks for them:
+#
+#   libb64simd_nif-v<version>-nif-<NIF API version>-<target>.so.tar.gz
+#
+# and OUT/checksums.txt (sha256). The builds are reproducible: paths are
+# remapped out of the binaries and the tarballs carry no dates or owners, so
+# the same sources and toolchain give the same bytes. A release commits
+# OUT/checksums.txt as ./checksums.txt (the package ships it; the build
+# verifies every download against it) and uploads the tarballs.
+#
+# They are built on Debian bookworm, the oldest Debian we support: the
+# glibc version they need is printed, and is at most bookworm's 2.36.
+set -eu
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+out=${1:-_build/artifacts}
+sh scripts/ensure_deps.sh cross-arm64
+aarch64=aarch64-unknown-linux-gnu
+[ -d "$(rustc --print target-libdir --target "$aarch64" 2>/dev/null)" ] || rustup target add "$aarch64"
+
+version=$(sed -n 's/^ *{vsn, "\(.*\)"}.*/\1/p' src/b64simd.app.src)
+nif_version=$(sed -n 's/.*"nif_version_\([0-9]*\)_\([0-9]*\)".*/\1.\2/p' native/b64simd_nif/Cargo.toml)
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+# No build path, home or registry path in the binaries (Rust and simdutf's C++).
+prefix_maps="--remap-path-prefix=$repo=/b64simd --remap-path-prefix=$cargo_home=/cargo"
+c_prefix_maps="-ffile-prefix-map=$repo=/b64simd -ffile-prefix-map=$cargo_home=/cargo"
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+export CXX_aarch64_unknown_linux_gnu=aarch64-linux-gnu-g++
+# A target directory of its own: these flags differ from a development build's.
+export CARGO_TARGET_DIR="$repo/_build/artifacts-target"
+
+mkdir -p "$out"
+# The toolchain, recorded: the same sources give the same bytes with it.
+echo "# toolchain: $(rustc --version | cut -d' ' -f1-2); $(c++ --version | head -n 1);" \
+    "$(aarch64-linux-gnu-g++ --version | head -n 1)" >"$out/checksums.txt.tmp"
+for target in x86_64-unknown-linux-gnu "$aarch64"; do
+    name="libb64simd_nif-v$version-nif-$nif_version-$target.so.tar.gz"
+    RUSTFLAGS="$prefix_maps" CFLAGS="$c_prefix_maps" CXXFLAGS="$c_prefix_maps" \
+        cargo build --release --locked --quiet --target "$target" \
+        --manifest-path native/b64simd_nif/Cargo.toml
+    stage=$(mktemp -d)
+    cp "$CARGO_TARGET_DIR/$target/release/libb64simd_nif.so" "$stage/libb64simd_nif.so"
+    # The newest glibc symbol version the library needs: its glibc floor.
+    glibc=$(LC_ALL=C objdump -T "$stage/libb64simd_nif.so" | grep -o 'GLIBC_[0-9.]*' |
+        sort -t. -k1,1 -k2,2n -k3,3n -u | tail -n 1)
+    tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$stage" \
+        -cf - libb64simd_nif.so | gzip -n -9 >"$out/$name"
+    rm -rf "$stage"
+    (cd "$out" && sha256sum "$name") >>"$out/checksums.txt.tmp"
+    echo "b64simd artifacts: $out/$name (needs $glibc)"
+done
+mv "$out/checksums.txt.tmp" "$out/checksums.txt"
+echo "b64simd artifacts: $out/checksums.txt"
+cat "$out/checksums.txt"
