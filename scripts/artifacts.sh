@@ -23,7 +23,14 @@ repo=$(pwd)
 out=${1:-_build/artifacts}
 sh scripts/ensure_deps.sh cross-arm64
 aarch64=aarch64-unknown-linux-gnu
-[ -d "$(rustc --print target-libdir --target "$aarch64" 2>/dev/null)" ] || rustup target add "$aarch64"
+if ! [ -d "$(rustc --print target-libdir --target "$aarch64" 2>/dev/null)" ]; then
+    command -v rustup >/dev/null 2>&1 || {
+        echo "b64simd: the Rust standard library for $aarch64 is missing: install it with" \
+            "'rustup target add $aarch64' (or Debian's libstd-rust-dev:arm64 matching its rustc)" >&2
+        exit 1
+    }
+    rustup target add "$aarch64"
+fi
 
 version=$(sed -n 's/^ *{vsn, "\(.*\)"}.*/\1/p' src/b64simd.app.src)
 nif_version=$(sed -n 's/.*"nif_version_\([0-9]*\)_\([0-9]*\)".*/\1.\2/p' native/b64simd_nif/Cargo.toml)

@@ -1,16 +1,17 @@
 #!/bin/sh
-# The platform tests, beside `make test` on the host's OTP and CPU:
+# The platform tests, beside `make test` on the host's OTP and CPU. Both run
+# the NIFs a release ships: `make artifacts` builds them (x86_64 and, cross,
+# aarch64, on Debian bookworm, so glibc 2.34 or later loads them).
 #
 #   sh scripts/test_platforms.sh otp     (make test-otp)
 #     The Erlang and Elixir suites on OTP 27 / Elixir 1.18 (Debian trixie)
-#     and OTP 29 / Elixir 1.20 (Debian sid), each in a root of its own. The
-#     NIF is built once, on the host: it uses NIF API 2.15, which every OTP
-#     from 22 on loads, and the roots' glibc is newer than the host's.
+#     and OTP 29 / Elixir 1.20 (Debian sid), each in a root of its own, with
+#     the x86_64 NIF: it uses NIF API 2.15, which every OTP from 22 on loads.
 #
 #   sh scripts/test_platforms.sh arm64   (make test-arm64)
 #     aarch64 under qemu-user: the Rust tests, cross-built and run on the
-#     host; the NIF cross-built with Debian's aarch64 gcc; the Erlang and
-#     Elixir suites in a Debian bookworm arm64 root with that NIF.
+#     host, then the Erlang and Elixir suites in a Debian bookworm arm64 root
+#     with the aarch64 NIF.
 #
 # Roots are made on the first run (scripts/root.sh) and reused. Each part
 # prints how long it took.
@@ -35,13 +36,21 @@ timed() {
     return "$status"
 }
 
+# nif TARGET: the release NIF for TARGET, out of its tarball.
+nif() {
+    mkdir -p "_build/platforms/$1"
+    tar -xzf _build/artifacts/libb64simd_nif-v*-"$1".so.tar.gz -C "_build/platforms/$1"
+    echo "$root_dir/_build/platforms/$1/libb64simd_nif.so"
+}
+
+timed "make artifacts" sh scripts/artifacts.sh _build/artifacts
+
 if [ "$what" = otp ]; then
-    timed "NIF build (host)" sh scripts/build_nif.sh
     failed=""
     for suite in trixie sid; do
         timed "root $suite/amd64" sh scripts/root.sh ensure "$suite" amd64
-        timed "suites on $suite/amd64" env B64SIMD_BUILD=skip \
-            sh scripts/root.sh run "$suite" amd64 "sh scripts/suites.sh" ||
+        timed "suites on $suite/amd64" env B64SIMD_NIF="$(nif x86_64-unknown-linux-gnu)" \
+            B64SIMD_BUILD=skip sh scripts/root.sh run "$suite" amd64 "sh scripts/suites.sh" ||
             failed="$failed $suite"
     done
     [ -z "$failed" ] || {
@@ -52,33 +61,20 @@ if [ "$what" = otp ]; then
     exit 0
 fi
 
-# arm64 from here on.
+# arm64 from here on: the Rust tests, cross-built, run under qemu with
+# Debian's aarch64 libraries (those the cross gcc links against) as root.
 target=aarch64-unknown-linux-gnu
-sh scripts/ensure_deps.sh cross-arm64 roots
-if ! [ -d "$(rustc --print target-libdir --target "$target" 2>/dev/null)" ]; then
-    if command -v rustup >/dev/null 2>&1; then
-        timed "rustup target add $target" rustup target add "$target"
-    else
-        echo "b64simd: the Rust standard library for $target is missing: install it with" \
-            "'rustup target add $target' (or Debian's libstd-rust-dev:arm64 matching its rustc)" >&2
-        exit 1
-    fi
-fi
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export CXX_aarch64_unknown_linux_gnu=aarch64-linux-gnu-g++
-# cargo test runs the test binaries through qemu, with Debian's aarch64
-# libraries (those the cross gcc links against) as their root.
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64-static -L /usr/aarch64-linux-gnu"
-crate=native/b64simd_nif/Cargo.toml
+sh scripts/ensure_deps.sh roots
 timed "root bookworm/arm64" sh scripts/root.sh ensure bookworm arm64
-timed "cargo test (aarch64, qemu)" cargo test --locked --quiet --target "$target" --manifest-path "$crate"
-timed "NIF build (aarch64, cross)" cargo build --release --locked --quiet --target "$target" \
-    --manifest-path "$crate"
+timed "cargo test (aarch64, qemu)" cargo test --locked --quiet --target "$target" \
+    --manifest-path native/b64simd_nif/Cargo.toml
 # Under qemu 7 (bookworm's), the BEAM's JIT crashes with its default
 # dual-mapped code memory; +JPperf true maps it once, which qemu handles.
-timed "suites on bookworm/arm64 (qemu)" env \
-    B64SIMD_NIF="$root_dir/native/b64simd_nif/target/$target/release/libb64simd_nif.so" \
+timed "suites on bookworm/arm64 (qemu)" env B64SIMD_NIF="$(nif "$target")" \
     B64SIMD_BUILD=skip B64SIMD_EMULATED=qemu-user ERL_FLAGS="+JPperf true" \
     sh scripts/root.sh run bookworm arm64 "sh scripts/suites.sh"
 echo "b64simd: test-arm64 passed"

@@ -15,8 +15,6 @@
 -export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
 -export([is_valid/1, is_valid/2]).
 -export([format_error/2, kernel/0]).
--export([to_binary/1, decode_flags/1, try_decode_flagged/2, decode_quanta/3]).
--export([encode_parsed/1, encode_after/3, encode_wrapped_after/5]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
 -export_type([line_break/0, mime_decode_options/0]).
@@ -61,17 +59,7 @@
 %% of its first `='); a dangling single character; an unpadded final quantum
 %% while padding is required; non-zero unused bits under `canonical => true'.
 
-%% Option flags shared with native/b64simd_nif/src/options.rs.
--define(MODE_STANDARD, 0).
--define(MODE_URLSAFE, 1).
--define(MODE_ANY, 2).
--define(PADDING, 4).
--define(REJECT_WHITESPACE, 8).
--define(CANONICAL, 16).
--define(DEFAULT_FLAGS, ?PADDING).
-%% Longer than any output can be, so the same as no limit, and small enough
-%% for the NIF's usize.
--define(MAX_LINE_LENGTH, (1 bsl 48)).
+-include("b64simd_flags.hrl").
 
 %% Raised from the API function itself, so the stack trace shows the call the
 %% user made; format_error/2 explains it.
@@ -89,7 +77,7 @@
 encode(Data) when is_binary(Data) ->
     finish(b64simd_nif:encode(Data, ?DEFAULT_FLAGS), Data);
 encode(Data) ->
-    case to_binary(Data) of
+    case b64simd_options:to_binary(Data) of
         badarg -> ?RAISE(badarg, [Data]);
         Binary -> encode_binary(Binary, ?DEFAULT_FLAGS)
     end.
@@ -113,12 +101,12 @@ encode(Data, #{mode := urlsafe, padding := false} = Options)
     finish(b64simd_nif:encode(Data, ?MODE_URLSAFE), Data);
 %% Both options named (the Elixir facade): no line options to look for.
 encode(Data, #{mode := _, padding := _} = Options) when is_binary(Data), map_size(Options) =:= 2 ->
-    case encode_flags(Options) of
+    case b64simd_options:encode_flags(Options) of
         badarg -> ?RAISE(badarg, [Data, Options]);
         Flags -> encode_binary(Data, Flags)
     end;
 encode(Data, Options) ->
-    case {to_binary(Data), encode_flags(Options), line_options(Options)} of
+    case {b64simd_options:to_binary(Data), b64simd_options:encode_flags(Options), b64simd_options:line_options(Options)} of
         {badarg, _, _} -> ?RAISE(badarg, [Data, Options]);
         {_, badarg, _} -> ?RAISE(badarg, [Data, Options]);
         {_, _, badarg} -> ?RAISE(badarg, [Data, Options]);
@@ -162,7 +150,7 @@ decode(Base64) ->
       Options :: decode_options(),
       Data :: binary().
 decode(Base64, Options) ->
-    case decode_iodata(Base64, decode_flags(Options)) of
+    case decode_iodata(Base64, b64simd_options:decode_flags(Options)) of
         Data when is_binary(Data) -> Data;
         {error, Reason} -> ?RAISE(Reason, [Base64, Options]);
         badarg -> ?RAISE(badarg, [Base64, Options])
@@ -204,7 +192,7 @@ try_decode(Base64) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64, Options) ->
-    case decode_iodata(Base64, decode_flags(Options)) of
+    case decode_iodata(Base64, b64simd_options:decode_flags(Options)) of
         Data when is_binary(Data) -> {ok, Data};
         {error, _} = Error -> Error;
         badarg -> ?RAISE(badarg, [Base64, Options])
@@ -239,7 +227,7 @@ mime_decode(Base64) ->
       Options :: mime_decode_options(),
       Data :: binary().
 mime_decode(Base64, Options) ->
-    case run_iodata(fun b64simd_nif:mime_decode/2, Base64, mime_flags(Options)) of
+    case run_iodata(fun b64simd_nif:mime_decode/2, Base64, b64simd_options:mime_flags(Options)) of
         Data when is_binary(Data) -> Data;
         {error, Reason} -> ?RAISE(Reason, [Base64, Options]);
         badarg -> ?RAISE(badarg, [Base64, Options])
@@ -277,7 +265,7 @@ is_valid(Base64) ->
       Base64 :: iodata(),
       Options :: decode_options().
 is_valid(Base64, Options) ->
-    case run_iodata(fun b64simd_nif:is_valid/2, Base64, decode_flags(Options)) of
+    case run_iodata(fun b64simd_nif:is_valid/2, Base64, b64simd_options:decode_flags(Options)) of
         badarg -> ?RAISE(badarg, [Base64, Options]);
         Valid -> Valid
     end.
@@ -321,223 +309,23 @@ decode_iodata(Base64, Flags) ->
 run_iodata(_Nif, _Base64, badarg) ->
     badarg;
 run_iodata(Nif, Base64, Flags) ->
-    case to_binary(Base64) of
+    case b64simd_options:to_binary(Base64) of
         badarg -> badarg;
         Binary -> finish(Nif(Binary, Flags), Binary)
     end.
 
-%% Big inputs come back as `{continue, Job}' after each slice (40 us of work,
-%% charged as a full timeslice); calling back in from Erlang lets the
-%% scheduler run others in between.
-%% Inlined: a local call is a noticeable part of a 50 ns encode.
--compile({inline, [finish/2, decode_iodata/2]}).
-finish({continue, Job}, Input) ->
-    finish(b64simd_nif:continue(Job, Input), Input);
-finish(Result, _Input) ->
-    Result.
-
-%% @private
-%% @doc iodata as one binary, or `badarg'; shared with `b64simd_stream'.
-%% Flattened once here, not in the NIF (as jiffy does): iolist_to_binary is
-%% OTP's fastest way, and a binary is then read in place.
--spec to_binary(term()) -> binary() | badarg.
-to_binary(Data) when is_binary(Data) ->
-    Data;
-to_binary(Data) when is_list(Data) ->
-    try
-        iolist_to_binary(Data)
-    catch
-        error:_ -> badarg
-    end;
-to_binary(_Data) ->
-    badarg.
-
-%% @private
-%% @doc For `b64simd_stream': encode options parsed once per stream, as the
-%% NIF's flags and `unwrapped' or `{LineLength, Lf}'; `badarg' for bad ones.
--spec encode_parsed(term()) -> {non_neg_integer(), unwrapped | {pos_integer(), boolean()}} | badarg.
-encode_parsed(Options) ->
-    case {encode_flags(Options), line_options(Options)} of
-        {badarg, _} -> badarg;
-        {_, badarg} -> badarg;
-        Parsed -> Parsed
-    end.
-
-%% @private
-%% @doc For `b64simd_stream': `encode(<<Carry/binary, Data/binary>>, Options)'
-%% without copying the two into one binary first. The stream passes at most
-%% 2 bytes of carry and the flags of options without line wrapping.
--spec encode_after(binary(), binary(), non_neg_integer()) -> binary().
-encode_after(Carry, Data, Flags) ->
-    finish(b64simd_nif:encode_after(Carry, Data, Flags), Data).
-
-%% @private
-%% @doc For `b64simd_stream': the same with line wrapping, continuing a text
-%% whose last line holds `Column' characters (its break comes first if that
-%% line is full).
--spec encode_wrapped_after(binary(), binary(), non_neg_integer(), {pos_integer(), boolean()},
-                           non_neg_integer()) -> binary().
-encode_wrapped_after(Carry, Data, Flags, {Length, Lf}, Column) ->
-    finish(b64simd_nif:encode_wrapped_after(Carry, Data, Flags, Length, Lf, Column), Data).
-
-%% @private
-%% @doc For `b64simd_stream': `try_decode/2' of a binary with options already
-%% parsed by {@link decode_flags/1}, so that a stream parses its options
-%% once rather than once per piece.
--spec try_decode_flagged(binary(), non_neg_integer()) -> {ok, binary()} | {error, reason()}.
-try_decode_flagged(Base64, Flags) ->
-    case finish(b64simd_nif:decode(Base64, Flags), Base64) of
-        Data when is_binary(Data) -> {ok, Data};
-        {error, _} = Error -> Error
-    end.
-
-%% @private
-%% @doc For `b64simd_stream': the data of the whole quanta at the start of
-%% `<<Carry/binary, Piece/binary>>' and how many bytes of the two they take
-%% up, without copying the two into one; `exact' when something there needs
-%% a closer look (an error, padding before the end, a long carry).
--spec decode_quanta(binary(), binary(), non_neg_integer()) ->
-    {binary(), non_neg_integer()} | exact.
-decode_quanta(Carry, Piece, Flags) ->
-    finish(b64simd_nif:decode_quanta(Carry, Piece, Flags), Piece).
-
-%%====================================================================
-%% Internal: options, parsed once into the NIF's flags
-%%====================================================================
-
-%% Each returns the NIF's flags, or `badarg' for a non-map, an unknown key
-%% or a bad value (OTP would treat `mode => url' as standard; we refuse it).
-%% The line options are parsed by line_options/1.
-%% The option maps that real code passes are matched whole first (JWTs:
-%% urlsafe without padding): cheaper than building and folding a list, which
-%% cost as much as encoding 32 bytes.
-encode_flags(Options) when map_size(Options) =:= 0 ->
-    ?DEFAULT_FLAGS;
-encode_flags(#{mode := urlsafe, padding := false} = Options) when map_size(Options) =:= 2 ->
-    ?MODE_URLSAFE;
-encode_flags(#{mode := urlsafe} = Options) when map_size(Options) =:= 1 ->
-    ?MODE_URLSAFE bor ?PADDING;
-encode_flags(#{padding := false} = Options) when map_size(Options) =:= 1 ->
-    ?MODE_STANDARD;
-%% Both options named, as the Elixir facade passes them: read directly, as
-%% the general fold below cost a 32-byte encode twice the encode (125 ns).
-encode_flags(#{mode := Mode, padding := Padding} = Options) when map_size(Options) =:= 2 ->
-    with(encode_mode(Mode), padding_flag(Padding));
-encode_flags(#{line_length := _} = Options) when map_size(Options) =:= 1 ->
-    ?DEFAULT_FLAGS;
-encode_flags(#{line_length := _, line_break := _} = Options) when map_size(Options) =:= 2 ->
-    ?DEFAULT_FLAGS;
-encode_flags(Options) when is_map(Options) ->
-    fold_options(fun encode_option/2, ?DEFAULT_FLAGS,
-                 maps:to_list(maps:without([line_length, line_break], Options)));
-encode_flags(_Options) ->
-    badarg.
-
-encode_option({mode, Mode}, Flags) -> with(Flags, encode_mode(Mode));
-encode_option({padding, Padding}, Flags) -> with(Flags band bnot ?PADDING, padding_flag(Padding));
-encode_option(_, _Flags) -> badarg.
-
-%% @private
-%% @doc The NIF's flags for decode options, or `badarg'.
--spec decode_flags(term()) -> non_neg_integer() | badarg.
-decode_flags(Options) when map_size(Options) =:= 0 ->
-    ?DEFAULT_FLAGS;
-decode_flags(#{mode := urlsafe, padding := false} = Options) when map_size(Options) =:= 2 ->
-    ?MODE_URLSAFE;
-decode_flags(#{mode := urlsafe} = Options) when map_size(Options) =:= 1 ->
-    ?MODE_URLSAFE bor ?PADDING;
-decode_flags(#{padding := false} = Options) when map_size(Options) =:= 1 ->
-    ?MODE_STANDARD;
-%% Mode, padding and whitespace named, as the Elixir facade passes them:
-%% read directly rather than folded (40-60 ns of a 70 ns call).
-decode_flags(#{mode := Mode, padding := Padding, whitespace := Whitespace} = Options)
-  when map_size(Options) =:= 3 ->
-    with(with(decode_mode(Mode), padding_flag(Padding)), whitespace_flag(Whitespace));
-decode_flags(Options) when is_map(Options) ->
-    fold_options(fun decode_option/2, ?DEFAULT_FLAGS, maps:to_list(Options));
-decode_flags(_Options) ->
-    badarg.
-
-decode_option({mode, Mode}, Flags) -> with(Flags, decode_mode(Mode));
-decode_option({padding, Padding}, Flags) -> with(Flags band bnot ?PADDING, padding_flag(Padding));
-decode_option({whitespace, Whitespace}, Flags) -> with(Flags, whitespace_flag(Whitespace));
-decode_option({canonical, Canonical}, Flags) -> with(Flags, canonical_flag(Canonical));
-decode_option(_, _Flags) -> badarg.
-
-%% Each option value's flag bits, or `badarg': the one table both the quick
-%% clauses and the fold read (inlined: as calls they cost the quick clauses
-%% a third of their time).
--compile({inline, [encode_mode/1, decode_mode/1, padding_flag/1, whitespace_flag/1,
-                   canonical_flag/1, with/2]}).
-encode_mode(standard) -> ?MODE_STANDARD;
-encode_mode(urlsafe) -> ?MODE_URLSAFE;
-encode_mode(_) -> badarg.
-
-decode_mode(any) -> ?MODE_ANY;
-decode_mode(Mode) -> encode_mode(Mode).
-
-padding_flag(true) -> ?PADDING;
-padding_flag(false) -> 0;
-padding_flag(_) -> badarg.
-
-whitespace_flag(skip) -> 0;
-whitespace_flag(reject) -> ?REJECT_WHITESPACE;
-whitespace_flag(_) -> badarg.
-
-canonical_flag(false) -> 0;
-canonical_flag(true) -> ?CANONICAL;
-canonical_flag(_) -> badarg.
-
-%% Flags with more bits, or `badarg' if either is.
-with(badarg, _) -> badarg;
-with(_, badarg) -> badarg;
-with(Flags, More) -> Flags bor More.
-
-fold_options(_Parse, Flags, []) ->
-    Flags;
-fold_options(Parse, Flags, [Option | Rest]) ->
-    case Parse(Option, Flags) of
-        badarg -> badarg;
-        Next -> fold_options(Parse, Next, Rest)
-    end.
-
-%%====================================================================
-%% Internal: line-wrapped encode
-%%====================================================================
-
-%% `unwrapped', `{LineLength, Lf}', or `badarg'. `line_break' alone is
-%% accepted and changes nothing: there is no line to break.
-line_options(Options) when is_map(Options), not is_map_key(line_length, Options),
-                           not is_map_key(line_break, Options) ->
-    unwrapped;
-line_options(Options) when is_map(Options) ->
-    case {maps:find(line_length, Options), maps:get(line_break, Options, crlf)} of
-        {_, Break} when Break =/= crlf, Break =/= lf -> badarg;
-        {error, _} -> unwrapped;
-        {{ok, Length}, Break} when is_integer(Length), Length > 0 ->
-            {min(Length, ?MAX_LINE_LENGTH), Break =:= lf};
-        {{ok, _}, _} -> badarg
-    end;
-line_options(_Options) ->
-    badarg.
-
 encode_wrapped(Data, Flags, Length, Lf) ->
     finish(b64simd_nif:encode_wrapped(Data, Flags, Length, Lf), Data).
 
-%%====================================================================
-%% Internal: mime_decode options
-%%====================================================================
-
-%% mime_decode takes OTP 26's options only: whitespace is always skipped
-%% and the unused bits are always dropped, as OTP does.
-mime_flags(Options) when is_map(Options) ->
-    fold_options(fun mime_option/2, ?DEFAULT_FLAGS, maps:to_list(Options));
-mime_flags(_Options) ->
-    badarg.
-
-mime_option({mode, _} = Option, Flags) -> decode_option(Option, Flags);
-mime_option({padding, _} = Option, Flags) -> decode_option(Option, Flags);
-mime_option(_, _Flags) -> badarg.
+%% Big inputs come back as `{continue, Job}' after each slice (40 us of work,
+%% charged as a full timeslice): b64simd_options:finish/2 calls back in, so
+%% that the scheduler runs others in between. Inlined, and the common case
+%% answered here: a call is a noticeable part of a 50 ns encode.
+-compile({inline, [finish/2, decode_iodata/2]}).
+finish({continue, _} = Continue, Input) ->
+    b64simd_options:finish(Continue, Input);
+finish(Result, _Input) ->
+    Result.
 
 %%====================================================================
 %% Internal: error descriptions

@@ -75,7 +75,7 @@
       Options :: b64simd:encode_options(),
       Encoder :: encoder().
 encode_init(Options) ->
-    case b64simd:encode_parsed(Options) of
+    case b64simd_options:encode_parsed(Options) of
         {Flags, Lines} -> #encoder{options = Options, flags = Flags, lines = Lines};
         badarg -> ?RAISE(badarg, [Options], #{})
     end.
@@ -89,7 +89,7 @@ encode_init(Options) ->
       Base64 :: binary(),
       NewEncoder :: encoder().
 encode(#encoder{carry = Carry} = Encoder, Data) ->
-    case b64simd:to_binary(Data) of
+    case b64simd_options:to_binary(Data) of
         badarg ->
             ?RAISE(badarg, [Encoder, Data], #{});
         Binary ->
@@ -135,10 +135,10 @@ encode_final(Encoder) ->
       Options :: b64simd:decode_options(),
       Decoder :: decoder().
 decode_init(Options) ->
-    case b64simd:decode_flags(Options) of
+    case b64simd_options:decode_flags(Options) of
         badarg -> ?RAISE(badarg, [Options], #{});
         _Flags -> #decoder{options = Options,
-                           loose = b64simd:decode_flags(Options#{padding => false,
+                           loose = b64simd_options:decode_flags(Options#{padding => false,
                                                                  canonical => false})}
     end.
 
@@ -153,7 +153,7 @@ decode_init(Options) ->
       Data :: binary(),
       NewDecoder :: decoder().
 decode(#decoder{} = Decoder, Base64) ->
-    case b64simd:to_binary(Base64) of
+    case b64simd_options:to_binary(Base64) of
         badarg ->
             ?RAISE(badarg, [Decoder, Base64], #{});
         Binary ->
@@ -206,11 +206,15 @@ format_error(_Reason, _StackTrace) ->
 %%====================================================================
 
 %% The carry and Pieces encoded as one, after the output so far: whole
-%% groups, or at the end whatever is left, padded.
+%% groups, or at the end whatever is left, padded. The NIF puts the carry
+%% in front of Pieces itself, so neither is copied to join them; with
+%% wrapping it continues a last line that holds `Column' characters.
 encode_after(#encoder{carry = Carry, flags = Flags, lines = unwrapped}, Pieces) ->
-    b64simd:encode_after(Carry, Pieces, Flags);
-encode_after(#encoder{carry = Carry, flags = Flags, lines = Lines, column = Column}, Pieces) ->
-    b64simd:encode_wrapped_after(Carry, Pieces, Flags, Lines, Column).
+    b64simd_options:finish(b64simd_nif:encode_after(Carry, Pieces, Flags), Pieces);
+encode_after(#encoder{carry = Carry, flags = Flags, lines = {Length, Lf}, column = Column},
+             Pieces) ->
+    Result = b64simd_nif:encode_wrapped_after(Carry, Pieces, Flags, Length, Lf, Column),
+    b64simd_options:finish(Result, Pieces).
 
 %% The column once Chars (at least 1) more characters are written: a break
 %% comes before each that finds the line full.
@@ -231,7 +235,10 @@ column_after(#encoder{lines = {Length, _Lf}, column = Column}, Chars) ->
 %% Anything unusual (an error, a long carry) takes the exact way below.
 decode_piece(#decoder{carry = Carry, position = Position, loose = Loose} = Decoder, Binary) ->
     Next = Decoder#decoder{position = Position + byte_size(Binary)},
-    case b64simd:decode_quanta(Carry, Binary, Loose) of
+    %% The data of the whole quanta at the start of Carry ++ Binary and the
+    %% bytes they take up, without joining the two; `exact' when something
+    %% there needs a closer look (an error, padding, a long carry).
+    case b64simd_options:finish(b64simd_nif:decode_quanta(Carry, Binary, Loose), Binary) of
         {Data, Consumed} ->
             {NewCarry, Segments} = left_over(Consumed, Binary, Decoder),
             {Data, Next#decoder{carry = NewCarry, offsets = Segments}};
@@ -262,7 +269,10 @@ segments(Offsets) ->
 decode_loose(<<>>, _Decoder) ->
     {ok, <<>>};
 decode_loose(Base64, #decoder{loose = Loose}) ->
-    b64simd:try_decode_flagged(Base64, Loose).
+    case b64simd_options:finish(b64simd_nif:decode(Base64, Loose), Base64) of
+        Data when is_binary(Data) -> {ok, Data};
+        {error, _} = Error -> Error
+    end.
 
 %% The exact way: the tail of whitespace and '=' of Buffer is read here, byte
 %% by byte; all before it (`Body', which ends with a byte that is neither)
@@ -417,7 +427,7 @@ describe_badarg(F, [State | Rest]) ->
     DataProblem = case Rest of
                       [Data] when is_binary(Data) -> #{};
                       [Data] ->
-                          case b64simd:to_binary(Data) of
+                          case b64simd_options:to_binary(Data) of
                               badarg -> #{2 => "not iodata: expected a binary or a list of bytes (0..255) and binaries"};
                               _ -> #{}
                           end;
