@@ -129,7 +129,7 @@ urlsafe_char($+) -> $-;
 urlsafe_char($/) -> $_;
 urlsafe_char(C) -> C.
 
-%% Breaks between lines only, never after the last one (DESIGN.md section 4).
+%% Breaks between lines only, never after the last one (the README's encode options).
 wrap(Base64, Line) when byte_size(Base64) =< Line ->
     Base64;
 wrap(Base64, Line) ->
@@ -218,7 +218,7 @@ b64simd_extras() ->
 ours(Library, Op, Call) ->
     #series{library = Library, op = Op, role = ours, call = Call}.
 
-%% b64simd_stream as DESIGN.md section 3 describes it, fed Size bytes at a
+%% b64simd_stream as its module doc describes it, fed Size bytes at a
 %% time. Timed, each piece is dropped once made, as a writer hands pieces on
 %% to a file or socket: keeping them all made the ERTS allocator map fresh
 %% memory for them (page faults), and the 16 MiB figure measured that rather

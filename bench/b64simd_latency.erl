@@ -1,4 +1,4 @@
-%% @doc Scheduler-latency probe (DESIGN.md section 5, issue 3): does a library
+%% @doc Scheduler-latency probe (docs/ARCHITECTURE.md, memory and scheduling): does a library
 %% that encodes or decodes big inputs in a loop keep other processes on the
 %% same scheduler responsive?
 %%

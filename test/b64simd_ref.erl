@@ -2,7 +2,7 @@
 %% for everything OTP 25's `base64' cannot judge (urlsafe, `any', optional
 %% padding, `whitespace => reject', `canonical => true').
 %%
-%% Written from the rules of DESIGN.md section 4 and of the scalar decoder's
+%% Written from the rules in the README (Semantics) and of the scalar decoder's
 %% module doc, not from the Rust code; simple rather than fast (one byte at
 %% a time, bitstrings). It is itself checked against OTP `base64' in
 %% b64simd_01_encode_tests and b64simd_02_decode_tests.
@@ -52,7 +52,7 @@ wrap(Base64, _Options) ->
     Base64.
 
 %%====================================================================
-%% Decode: the rules of DESIGN.md section 4, first problem wins
+%% Decode: the README's rules, first problem wins
 %%====================================================================
 
 -record(scan, {

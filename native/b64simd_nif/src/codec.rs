@@ -2,7 +2,7 @@
 //! slices, no NIF types, so `cargo test` covers all of it without a BEAM.
 //!
 //! simdutf implements WHATWG forgiving-base64; our contract is OTP's. The
-//! gaps (DESIGN.md section 7) are closed here, after simdutf succeeds, with
+//! gaps (docs/ARCHITECTURE.md, "simdutf and OTP's rules") are closed here, after simdutf succeeds, with
 //! checks that cost nothing unless the input contains whitespace or ends in
 //! an unpadded quantum. When simdutf fails, `scalar::decode` re-reads the
 //! input and gives the exact reason and offset.
