@@ -32,38 +32,92 @@ defmodule B64Simd do
   @typedoc "`padding: boolean` and `ignore: :whitespace` for decoding."
   @type decode_options :: [padding: boolean, ignore: :whitespace]
 
-  @doc "Encodes `data` as standard Base64 (`+` and `/`), as `Base.encode64/2`."
+  @doc """
+  Encodes `data` as standard Base64 (`+` and `/`), as `Base.encode64/2`.
+
+      iex> B64Simd.encode64("foob")
+      "Zm9vYg=="
+      iex> B64Simd.encode64(["fo", ?o, "b"], padding: false)
+      "Zm9vYg"
+  """
   @spec encode64(iodata, encode_options) :: binary
   def encode64(data, opts \\ []), do: :b64simd.encode(data, encode_options(:standard, opts))
 
-  @doc "Encodes `data` as Base64url (`-` and `_`), as `Base.url_encode64/2`."
+  @doc """
+  Encodes `data` as Base64url (`-` and `_`), as `Base.url_encode64/2`.
+
+      iex> B64Simd.url_encode64(<<255, 254>>)
+      "__4="
+      iex> B64Simd.url_encode64(<<255, 254>>, padding: false)
+      "__4"
+  """
   @spec url_encode64(iodata, encode_options) :: binary
   def url_encode64(data, opts \\ []), do: :b64simd.encode(data, encode_options(:urlsafe, opts))
 
-  @doc "Decodes standard Base64, as `Base.decode64/2`: `{:ok, data}` or `:error`."
+  @doc """
+  Decodes standard Base64, as `Base.decode64/2`: `{:ok, data}` or `:error`.
+
+      iex> B64Simd.decode64("Zm9vYg==")
+      {:ok, "foob"}
+      iex> B64Simd.decode64("Zm9vYg")
+      :error
+      iex> B64Simd.decode64("Zm9vYg", padding: false)
+      {:ok, "foob"}
+  """
   @spec decode64(iodata, decode_options) :: {:ok, binary} | :error
   def decode64(string, opts \\ []), do: decode(string, :standard, opts)
 
-  @doc "Decodes Base64url, as `Base.url_decode64/2`: `{:ok, data}` or `:error`."
+  @doc """
+  Decodes Base64url, as `Base.url_decode64/2`: `{:ok, data}` or `:error`.
+
+      iex> B64Simd.url_decode64("__4=")
+      {:ok, <<255, 254>>}
+      iex> B64Simd.url_decode64("//4=")
+      :error
+  """
   @spec url_decode64(iodata, decode_options) :: {:ok, binary} | :error
   def url_decode64(string, opts \\ []), do: decode(string, :urlsafe, opts)
 
   @doc """
   Decodes standard Base64, as `Base.decode64!/2`; raises `ArgumentError`
   naming the problem and its byte offset.
+
+      iex> B64Simd.decode64!("Zm9vYg==")
+      "foob"
+      iex> B64Simd.decode64!("Zm9v-mFy")
+      ** (ArgumentError) invalid base64 character 0x2D ('-') at byte 4; use url_decode64 for '-' and '_'
   """
   @spec decode64!(iodata, decode_options) :: binary
   def decode64!(string, opts \\ []), do: decode!(string, :standard, opts)
 
-  @doc "Decodes Base64url, as `Base.url_decode64!/2`; raises `ArgumentError`."
+  @doc """
+  Decodes Base64url, as `Base.url_decode64!/2`; raises `ArgumentError`
+  naming the problem and its byte offset.
+
+      iex> B64Simd.url_decode64!("__4", padding: false)
+      <<255, 254>>
+  """
   @spec url_decode64!(iodata, decode_options) :: binary
   def url_decode64!(string, opts \\ []), do: decode!(string, :urlsafe, opts)
 
-  @doc "Whether `decode64/2` would succeed with these options (as `Base.valid64?/2`)."
+  @doc """
+  Whether `decode64/2` would succeed with these options (as `Base.valid64?/2`),
+  without building the data.
+
+      iex> B64Simd.valid64?("Zm9vYg==")
+      true
+      iex> B64Simd.valid64?("*+")
+      false
+  """
   @spec valid64?(iodata, decode_options) :: boolean
   def valid64?(string, opts \\ []), do: valid?(string, :standard, opts)
 
-  @doc "Whether `url_decode64/2` would succeed with these options."
+  @doc """
+  Whether `url_decode64/2` would succeed with these options.
+
+      iex> B64Simd.url_valid64?("__4", padding: false)
+      true
+  """
   @spec url_valid64?(iodata, decode_options) :: boolean
   def url_valid64?(string, opts \\ []), do: valid?(string, :urlsafe, opts)
 
@@ -82,26 +136,38 @@ defmodule B64Simd do
         data
 
       {:error, reason} ->
-        %{1 => description} =
-          :b64simd.format_error(reason, [{:b64simd, :decode, [string, options], []}])
-
-        raise ArgumentError, elixir_hints(IO.chardata_to_string(description))
+        raise ArgumentError, message(reason, string, mode)
     end
   end
 
-  # The Erlang descriptions suggest Erlang options; say it the Elixir way.
-  @hints [
-    {"use mode => urlsafe for", "use url_decode64 for"},
-    {"use mode => standard for", "use decode64 for"},
-    {"use padding => false", "use padding: false"},
-    {"because of whitespace => reject", "(use ignore: :whitespace to skip it)"}
-  ]
+  # Our own sentences, from the reason (never from b64simd's, which name
+  # Erlang options), in Base's vocabulary.
+  defp message(:missing_padding, _string, _mode),
+    do: "missing '=' padding at the end; use padding: false to accept unpadded input"
 
-  defp elixir_hints(message) do
-    Enum.reduce(@hints, message, fn {erlang, elixir}, acc ->
-      String.replace(acc, erlang, elixir)
-    end)
+  defp message({:invalid_character, at}, string, mode) do
+    byte = :binary.at(IO.iodata_to_binary(string), at)
+    "invalid base64 character #{show_byte(byte)} at byte #{at}" <> hint(byte, mode)
   end
+
+  defp message({:bad_padding, at}, _string, _mode),
+    do: "misplaced or incomplete '=' padding at byte #{at}"
+
+  defp message({:incomplete, at}, _string, _mode),
+    do: "dangling single base64 character at byte #{at}: the input is truncated"
+
+  defp show_byte(byte) when byte in 0x21..0x7E, do: "#{hex(byte)} ('#{<<byte>>}')"
+  defp show_byte(byte), do: hex(byte)
+
+  defp hex(byte), do: "0x" <> (byte |> Integer.to_string(16) |> String.pad_leading(2, "0"))
+
+  defp hint(byte, :standard) when byte in [?-, ?_], do: "; use url_decode64 for '-' and '_'"
+  defp hint(byte, :urlsafe) when byte in [?+, ?/], do: "; use decode64 for '+' and '/'"
+
+  defp hint(byte, _mode) when byte in [?\s, ?\t, ?\n, ?\r],
+    do: "; use ignore: :whitespace to skip whitespace"
+
+  defp hint(_byte, _mode), do: ""
 
   defp valid?(string, mode, opts) do
     :b64simd.is_valid(string, decode_options(mode, opts))

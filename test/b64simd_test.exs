@@ -102,6 +102,32 @@ defmodule B64SimdTest do
     end
   end
 
+  test "every public function has docs with an example that doctest runs" do
+    {:docs_v1, _, :elixir, _, _, _, entries} = Code.fetch_docs(B64Simd)
+
+    for {{:function, name, arity}, _, _, %{"en" => doc}, _} <- entries do
+      assert doc =~ "iex> B64Simd.#{name}", "#{name}/#{arity} has no example"
+    end
+
+    assert length(entries) >= 8
+  end
+
+  test "decode64! says what is wrong in Base's words, for every reason" do
+    for {text, opts, wanted} <- [
+          {"Zm9vYg", [], "missing '=' padding"},
+          {"Zm9v-mFy", [], "0x2D ('-') at byte 4; use url_decode64"},
+          {"Zm9v+mFy", [:url], "0x2B ('+') at byte 4; use decode64"},
+          {"Zm9v\nYg==", [], "0x0A at byte 4; use ignore: :whitespace"},
+          {"Zm9vY===", [], "padding at byte 5"},
+          {"Zm9vY", [padding: false], "dangling single base64 character at byte 4"}
+        ] do
+      decode = if :url in opts, do: &B64Simd.url_decode64!/2, else: &B64Simd.decode64!/2
+      error = assert_raise ArgumentError, fn -> decode.(text, opts -- [:url]) end
+      assert error.message =~ wanted, "#{inspect(text)}: #{error.message}"
+      refute error.message =~ "=>", "an Erlang option in #{inspect(error.message)}"
+    end
+  end
+
   test "runs on the simdutf kernel that make test forced" do
     case System.get_env("SIMDUTF_FORCE_IMPLEMENTATION") do
       nil -> :ok
