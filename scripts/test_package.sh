@@ -13,7 +13,9 @@
 #        still prefers;
 #     c. with a tampered tarball served: refused, never installed, and the
 #        fallback to cargo says why.
-#  3. checksums.txt is what `make artifacts` builds from these sources, when
+#  3. A Rust older than the crate needs fails the source build with a
+#     message naming both versions.
+#  4. checksums.txt is what `make artifacts` builds from these sources, when
 #     the toolchain is the one it records (skipped, with the reason, if not).
 set -eu
 cd "$(dirname "$0")/.."
@@ -72,6 +74,28 @@ export B64SIMD_PREBUILT_URL=http://127.0.0.1:9
 check "package alone, rebar3" "$work/package" "rebar3 compile && $erlang_call" \
     "building the NIF from source"
 check "package alone, mix" "$work/package" "mix compile && $elixir_call"
+
+# 3. A Rust older than the crate's rust-version: a clear failure naming both.
+mkdir "$work/old-rust"
+printf '#!/bin/sh\necho "rustc 1.63.0 (Debian)"\n' >"$work/old-rust/rustc"
+printf '#!/bin/sh\nexit 1\n' >"$work/old-rust/cargo"
+chmod +x "$work/old-rust/rustc" "$work/old-rust/cargo"
+rm -f "$work/package/priv/libb64simd_nif.so"
+if output=$(PATH="$work/old-rust:$PATH" B64SIMD_BUILD=source sh "$work/package/scripts/build_nif.sh" 2>&1); then
+    echo "$output"
+    echo "b64simd package: old Rust FAILED (the build succeeded)"
+    exit 1
+fi
+case "$output" in
+    *"needs Rust 1.91 or later; this rustc is 1.63.0"*) ;;
+    *)
+        echo "$output"
+        echo "b64simd package: old Rust FAILED (no message naming the versions)"
+        exit 1
+        ;;
+esac
+passed=$((passed + 1))
+echo "b64simd package: a too old Rust is named, with the version needed: ok"
 
 # The committed HEAD as a repository that git dependencies can fetch.
 git clone -q --no-hardlinks "$repo" "$work/origin"
@@ -165,7 +189,7 @@ fi
 passed=$((passed + 1))
 echo "b64simd package: tampered tarball refused, nothing installed: ok"
 
-# 3. The committed checksums.txt against this toolchain's artifacts.
+# 4. The committed checksums.txt against this toolchain's artifacts.
 recorded=$(sed -n 's/^# toolchain: //p' checksums.txt)
 current=$(sed -n 's/^# toolchain: //p' "$work/artifacts/checksums.txt")
 if [ "$recorded" != "$current" ]; then
