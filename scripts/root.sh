@@ -104,12 +104,16 @@ ensure() {
     say "making it in $target from $mirror (once; later runs reuse it)"
     rm -rf "$target"
     mkdir -p "$target"
-    debootstrap --variant=minbase --arch="$arch" "$suite" "$target" "$mirror" \
-        >"$target.debootstrap.log" 2>&1 || {
+    # A second try for a mirror that drops a connection once.
+    for try in 1 2; do
+        debootstrap --variant=minbase --arch="$arch" "$suite" "$target" "$mirror" \
+            >"$target.debootstrap.log" 2>&1 && break
         tail -n 20 "$target.debootstrap.log" >&2
-        say "debootstrap failed (log: $target.debootstrap.log)"
-        exit 1
-    }
+        say "debootstrap failed, try $try of 2 (log: $target.debootstrap.log)"
+        [ "$try" = 2 ] && exit 1
+        rm -rf "$target"
+        mkdir -p "$target"
+    done
     # A mirror that serves a dated snapshot has Release files past their
     # Valid-Until date (sid's, seen here): accept them.
     mounted chroot "$target" sh -c "
