@@ -41,7 +41,9 @@ defmodule B64Simd do
       "Zm9vYg"
   """
   @spec encode64(iodata, encode_options) :: binary
-  def encode64(data, opts \\ []), do: :b64simd.encode(data, encode_options(:standard, opts))
+  def encode64(data, opts \\ [])
+  def encode64(data, []), do: :b64simd.encode(data)
+  def encode64(data, opts), do: :b64simd.encode(data, encode_options(:standard, opts))
 
   @doc """
   Encodes `data` as Base64url (`-` and `_`), as `Base.url_encode64/2`.
@@ -121,9 +123,10 @@ defmodule B64Simd do
   @spec url_valid64?(iodata, decode_options) :: boolean
   def url_valid64?(string, opts \\ []), do: valid?(string, :urlsafe, opts)
 
+  @compile {:inline, decode: 3}
   defp decode(string, mode, opts) do
     case :b64simd.try_decode(string, decode_options(mode, opts)) do
-      {:ok, data} -> {:ok, data}
+      {:ok, _data} = ok -> ok
       {:error, _reason} -> :error
     end
   end
@@ -169,15 +172,38 @@ defmodule B64Simd do
 
   defp hint(_byte, _mode), do: ""
 
+  @compile {:inline, valid?: 3}
   defp valid?(string, mode, opts) do
     :b64simd.is_valid(string, decode_options(mode, opts))
   end
 
   # Base reads only the options it knows and ignores the rest; so do we, but
   # a bad value for a known one is an ArgumentError rather than a crash.
-  defp encode_options(mode, opts) do
-    %{mode: mode, padding: padding(opts)}
-  end
+  # The option lists calls pass most (none, padding: false, ignore:
+  # :whitespace) map to literal maps, which cost nothing to build and take
+  # b64simd's quick clauses: a B64Simd call then costs what the Erlang call
+  # it wraps does (bench/b64simd_elixir_bench.exs).
+  @compile {:inline, encode_options: 2, decode_options: 2}
+  defp encode_options(:standard, []), do: %{mode: :standard, padding: true}
+  defp encode_options(:urlsafe, []), do: %{mode: :urlsafe, padding: true}
+  defp encode_options(:standard, padding: false), do: %{mode: :standard, padding: false}
+  defp encode_options(:urlsafe, padding: false), do: %{mode: :urlsafe, padding: false}
+  defp encode_options(mode, opts), do: %{mode: mode, padding: padding(opts)}
+
+  defp decode_options(:standard, []), do: %{mode: :standard, padding: true, whitespace: :reject}
+  defp decode_options(:urlsafe, []), do: %{mode: :urlsafe, padding: true, whitespace: :reject}
+
+  defp decode_options(:standard, padding: false),
+    do: %{mode: :standard, padding: false, whitespace: :reject}
+
+  defp decode_options(:urlsafe, padding: false),
+    do: %{mode: :urlsafe, padding: false, whitespace: :reject}
+
+  defp decode_options(:standard, ignore: :whitespace),
+    do: %{mode: :standard, padding: true, whitespace: :skip}
+
+  defp decode_options(:urlsafe, ignore: :whitespace),
+    do: %{mode: :urlsafe, padding: true, whitespace: :skip}
 
   defp decode_options(mode, opts) do
     whitespace =

@@ -18,7 +18,7 @@ case "$what" in
     *) echo "usage: sh scripts/bench.sh [throughput|latency|all]" >&2; exit 2 ;;
 esac
 
-sh scripts/ensure_deps.sh gnuplot
+sh scripts/ensure_deps.sh gnuplot elixir
 rebar3 compile
 
 # The harness modules are not part of the library: compile them apart.
@@ -74,7 +74,18 @@ if [ "$what" != latency ]; then
     run_logged "bench/results/floor-$stamp.txt" b64simd_floor "$ebin"
 fi
 
-# Hook for issue 3: the probe picks its own scheduler settings at run time
+# The Elixir facade against the Erlang calls it wraps, and Elixir's Base.
+if [ "$what" != latency ]; then
+    elixir_log="bench/results/elixir-$stamp.txt"
+    MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_elixir_bench.exs >"$elixir_log" || {
+        cat "$elixir_log"
+        echo "b64simd: the Elixir benchmark FAILED" >&2
+        exit 1
+    }
+    cat "$elixir_log"
+fi
+
+# The probe picks its own scheduler settings at run time
 # (erlang:system_flag(schedulers_online, N)) and writes under bench/results/.
 if [ "$what" != throughput ] && [ -f bench/b64simd_latency.erl ]; then
     run_logged "bench/results/latency-$stamp.txt" b64simd_latency "bench/results/latency-$stamp"
