@@ -72,6 +72,7 @@ if [ "$what" != latency ]; then
     ${CC:-cc} -O2 -fPIC $nif_ldflags -I"$erts_include" -o "$ebin/b64simd_floor_nif.so" \
         bench/c_src/b64simd_floor_nif.c
     run_logged "bench/results/floor-$stamp.txt" b64simd_floor "$ebin"
+    run_logged "bench/results/workload-$stamp.txt" b64simd_workload
 fi
 
 # The Elixir facade against the Erlang calls it wraps, and Elixir's Base.
