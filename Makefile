@@ -2,7 +2,7 @@
 
 # Development builds the NIF from the sources at hand, never a prebuilt one.
 export B64SIMD_BUILD ?= source
-.PHONY: all test test-otp test-arm64 test-package artifacts bench latency fuzz soak clean
+.PHONY: all test test-otp test-arm64 test-package artifacts bench bench-otp latency fuzz soak clean
 
 all:
 	sh scripts/ensure_deps.sh
@@ -34,6 +34,9 @@ bench:
 
 latency:
 	sh scripts/bench.sh latency
+
+bench-otp:
+	sh scripts/bench_platforms.sh
 
 clean:
 	rebar3 clean

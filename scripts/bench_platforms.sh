@@ -1,0 +1,48 @@
+#!/bin/sh
+# `make bench-otp`: b64simd against OTP's `base64` and Elixir's `Base` on
+# OTP 25 / Elixir 1.14 (the host), OTP 27 / Elixir 1.18 and OTP 29 / Elixir
+# 1.20 (the roots of `make test-otp`): encode and decode at 32 B, 4 KiB and
+# 1 MiB (b64simd_bench), the erlfdb workload (b64simd_workload), and the
+# Elixir facade next to Base (b64simd_elixir_bench.exs). The roots run the
+# release NIF of `make artifacts`, the host its own build of the same
+# sources. Output: bench/results/otp-RELEASE-STAMP.txt.
+set -eu
+cd "$(dirname "$0")/.."
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p bench/results
+sh scripts/artifacts.sh _build/artifacts >/dev/null
+mkdir -p _build/platforms/x86_64
+tar -xzf _build/artifacts/libb64simd_nif-v*-x86_64-unknown-linux-gnu.so.tar.gz \
+    -C _build/platforms/x86_64
+
+# The three harnesses, in the tree at hand (the host's, or a root's copy).
+# SIZES and ONLY keep b64simd_bench to the three sizes and two libraries.
+harnesses='set -e
+rebar3 compile >/dev/null
+mkdir -p _build/bench/ebin
+erlc +warnings_as_errors -o _build/bench/ebin bench/b64simd_bench.erl bench/b64simd_workload.erl
+paths="-pa _build/default/lib/b64simd/ebin -pa _build/bench/ebin"
+SIZES=32,4096,1048576 ONLY=b64simd,otp-base64 erl -noshell $paths \
+    -run b64simd_bench main _build/bench/otp _build/bench/otp.svg
+erl -noshell $paths -run b64simd_workload main
+MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_elixir_bench.exs'
+
+# run LABEL COMMAND...: COMMAND's output on the terminal and in the result
+# file; fails as COMMAND does (POSIX sh has no pipefail).
+run() {
+    log="bench/results/otp-$1-$stamp.txt"
+    shift
+    { status=0; "$@" || status=$?; echo "$status" >"$log.status"; } | tee "$log"
+    status=$(cat "$log.status")
+    rm -f "$log.status"
+    [ "$status" -eq 0 ] || { echo "b64simd: bench-otp FAILED ($log)" >&2; exit "$status"; }
+}
+
+run 25 env B64SIMD_BUILD=source sh -c "$harnesses"
+for suite in trixie sid; do
+    sh scripts/root.sh ensure "$suite" amd64
+    release=$(case "$suite" in trixie) echo 27 ;; sid) echo 29 ;; esac)
+    run "$release" env B64SIMD_NIF="$(pwd)/_build/platforms/x86_64/libb64simd_nif.so" \
+        B64SIMD_BUILD=skip sh scripts/root.sh run "$suite" amd64 "$harnesses"
+done
+echo "b64simd: bench-otp results in bench/results/otp-{25,27,29}-$stamp.txt"
