@@ -3,12 +3,12 @@
 //! `base64` crate (bytes and accept/reject).
 
 use crate::reference::Reference;
-use b64simd_nif::codec::{self, encoded_len, maximal_decoded_len};
-use b64simd_nif::job::{DecodeJob, EncodeJob, Step};
-use b64simd_nif::options::{Alphabet, DecodeOptions, EncodeOptions};
-use b64simd_nif::quanta::{self, Start};
-use b64simd_nif::scalar::{self, DecodeError};
-use b64simd_nif::validate;
+use b64simd_core::codec::{self, encoded_len, maximal_decoded_len};
+use b64simd_core::job::{DecodeJob, EncodeJob, Step};
+use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions};
+use b64simd_core::quanta::{self, Start};
+use b64simd_core::scalar::{self, DecodeError};
+use b64simd_core::validate;
 
 /// Output buffers get this many canary bytes past their end: simdutf writes
 /// through raw pointers, so an overrun would not panic on its own.

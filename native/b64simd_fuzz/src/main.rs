@@ -22,8 +22,8 @@ mod check;
 mod inputs;
 mod reference;
 
-use b64simd_nif::kernel;
-use b64simd_nif::options::DecodeOptions;
+use b64simd_core::kernel;
+use b64simd_core::options::DecodeOptions;
 use inputs::Rng;
 use reference::Reference;
 use std::io::{BufRead, BufReader};

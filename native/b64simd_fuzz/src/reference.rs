@@ -12,7 +12,7 @@
 //!   `RequireNone` otherwise (the crate's `Indifferent` would accept `QQ=`).
 //! - canonical => true: `with_decode_allow_trailing_bits(false)`.
 
-use b64simd_nif::options::{Alphabet, DecodeOptions, EncodeOptions};
+use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions};
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::{alphabet, Engine};
 

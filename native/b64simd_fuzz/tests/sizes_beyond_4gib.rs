@@ -8,9 +8,9 @@
 //! Erlang side of that is b64simd_31_fault_tests (an allocation that cannot
 //! succeed under `ulimit -v`).
 
-use b64simd_nif::codec::{check_skipped_bytes, encoded_len, maximal_decoded_len};
-use b64simd_nif::options::DecodeOptions;
-use b64simd_nif::scalar::{DecodeError, Decoder};
+use b64simd_core::codec::{check_skipped_bytes, encoded_len, maximal_decoded_len};
+use b64simd_core::options::DecodeOptions;
+use b64simd_core::scalar::{DecodeError, Decoder};
 
 const GIB: usize = 1 << 30;
 

@@ -1,0 +1,30 @@
+//! b64simd's codec in plain Rust: no NIF types, so `cargo test` and the
+//! differential fuzzer cover all of it without a BEAM. The NIF crate
+//! (`b64simd_nif`) is a thin shim over these modules.
+//!
+//! - `options`: the flags one call carries;
+//! - `kernel`: which simdutf kernel runs, and whether a forced one may;
+//! - `codec`: every simdutf call with its length contract, OTP's rules on
+//!   top, and the one-shot decode cascade (short input, blocks then a short
+//!   tail, line-wrapped text, the general path);
+//! - `scalar`: the scalar decoder, the definition of every verdict, reason
+//!   and offset; `lines`: line-wrapped text gathered without its breaks;
+//! - `wrap`, `mime`, `validate`, `quanta`: wrapped encode, OTP's
+//!   `mime_decode`, `is_valid`, the stream's whole quanta;
+//! - `job`, `budget`, `scratch`: time-sliced jobs, their time budget and
+//!   the reductions a call is charged, per-thread scratch memory.
+
+pub mod budget;
+pub mod codec;
+pub mod job;
+pub mod kernel;
+pub mod lines;
+pub mod mime;
+pub mod options;
+pub mod quanta;
+pub mod scalar;
+pub mod scratch;
+#[cfg(test)]
+mod test_support;
+pub mod validate;
+pub mod wrap;
