@@ -40,6 +40,6 @@ bench-otp:
 
 clean:
 	rebar3 clean
-	cargo clean --manifest-path native/b64simd_nif/Cargo.toml
+	cargo clean --manifest-path native/Cargo.toml
 	cargo clean --manifest-path native/b64simd_fuzz/Cargo.toml
 	rm -rf _build priv

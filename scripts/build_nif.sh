@@ -17,7 +17,8 @@
 # build it once on the host, or cross, for roots that have no cargo.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-crate="$root/native/b64simd_nif"
+native="$root/native"
+crate="$native/b64simd_nif"
 lib="$root/priv/libb64simd_nif.so"
 say() { echo "b64simd: $*"; }
 
@@ -89,13 +90,13 @@ use_prebuilt() {
 # Whether priv/ holds a NIF built from the sources as they are now.
 source_build_is_current() {
     [ -f "$lib" ] && [ ! -f "$root/priv/.prebuilt" ] &&
-        [ -z "$(find "$crate/src" "$crate/Cargo.toml" "$crate/Cargo.lock" -newer "$lib" |
-            head -n 1)" ]
+        [ -z "$(find "$native/Cargo.toml" "$native/Cargo.lock" "$native/b64simd_core" \
+            "$crate" -newer "$lib" | head -n 1)" ]
 }
 
 build_from_source() {
-    # The Rust the crate declares it needs (rust-version in its Cargo.toml).
-    rust_needed=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$crate/Cargo.toml")
+    # The Rust the crates declare they need (rust-version in native/Cargo.toml).
+    rust_needed=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$native/Cargo.toml")
     command -v cargo >/dev/null 2>&1 || {
         say "building the NIF from source ($why) needs Rust $rust_needed or later, and cargo is" \
             "not on PATH: install Rust with rustup (https://rustup.rs)" >&2
@@ -115,7 +116,7 @@ build_from_source() {
     source_build_is_current || say "building the NIF from source with cargo, Rust $rust_have" \
         "(needs $rust_needed or later): $why"
     cargo build --release --locked --quiet --manifest-path "$crate/Cargo.toml"
-    target_dir=${CARGO_TARGET_DIR:-$crate/target}
+    target_dir=${CARGO_TARGET_DIR:-$native/target}
     built="$target_dir/release/libb64simd_nif.so"
     [ -f "$built" ] || built="$target_dir/release/libb64simd_nif.dylib"
     install_lib "$built"

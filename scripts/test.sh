@@ -1,6 +1,6 @@
 #!/bin/sh
 # `make test`: every test, on every simdutf kernel this CPU can run.
-#  1. cargo test on the pure Rust codec, once per kernel;
+#  1. cargo test on the codec (native/b64simd_core), once per kernel;
 #  2. the fuzzer crate's own tests, then a short differential fuzz run
 #     (scripts/fuzz.sh), 3 s per kernel;
 #  3. EUnit + PropEr, then the Elixir facade's ExUnit tests (against
@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 sh scripts/ensure_deps.sh elixir
 
-crate=native/b64simd_nif/Cargo.toml
+workspace=native/Cargo.toml
 rebar3 compile
 kernels=$(erl -noshell -pa _build/default/lib/b64simd/ebin -eval \
     'io:format("~s", [lists:join(" ", b64simd_nif:supported_kernels())]), halt().')
@@ -19,7 +19,8 @@ echo "b64simd: simdutf kernels supported by this CPU: $kernels"
 
 for kernel in $kernels; do
     echo "=== cargo test, kernel $kernel"
-    SIMDUTF_FORCE_IMPLEMENTATION=$kernel cargo test --locked --quiet --manifest-path "$crate"
+    SIMDUTF_FORCE_IMPLEMENTATION=$kernel cargo test --locked --quiet --workspace \
+        --manifest-path "$workspace"
 done
 
 echo "=== cargo test of the fuzzer crate (sizes beyond 4 GiB)"

@@ -70,8 +70,8 @@ export CXX_aarch64_unknown_linux_gnu=aarch64-linux-gnu-g++
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64-static -L /usr/aarch64-linux-gnu"
 sh scripts/ensure_deps.sh roots
 timed "root bookworm/arm64" sh scripts/root.sh ensure bookworm arm64
-timed "cargo test (aarch64, qemu)" cargo test --locked --quiet --target "$target" \
-    --manifest-path native/b64simd_nif/Cargo.toml
+timed "cargo test (aarch64, qemu)" cargo test --locked --quiet --workspace --target "$target" \
+    --manifest-path native/Cargo.toml
 # Under qemu 7 (bookworm's), the BEAM's JIT crashes with its default
 # dual-mapped code memory; +JPperf true maps it once, which qemu handles.
 timed "suites on bookworm/arm64 (qemu)" env B64SIMD_NIF="$(nif "$target")" \
