@@ -4,7 +4,7 @@
 %%
 %% Every case is checked against oracles written here: an encoder built on
 %% OTP `base64' (translated for urlsafe, padding stripped), a pure-Erlang
-%% decoder that implements the rules of native/b64simd_nif/src/scalar.rs
+%% decoder that implements the rules of native/b64simd_core/src/scalar.rs
 %% independently (accept/reject, output, reason and offset), and OTP's
 %% `base64:decode/1' itself for the default options. Inputs are random
 %% binaries of every size class, their encodings, and mutations of those;

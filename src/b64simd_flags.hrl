@@ -1,4 +1,4 @@
-%% Option flags shared with native/b64simd_nif/src/options.rs.
+%% Option flags shared with native/b64simd_core/src/options.rs.
 -define(MODE_STANDARD, 0).
 -define(MODE_URLSAFE, 1).
 -define(MODE_ANY, 2).
