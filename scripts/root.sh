@@ -79,9 +79,17 @@ enable_foreign_arch() {
 
 host_arch=$(dpkg --print-architecture)
 
+# Unmounts whatever an interrupted run left mounted in the root (its /dev is
+# the host's, bound): nothing may delete through it.
+unmount_leftovers() {
+    awk -v root="$target/" 'index($2, root) == 1 { print $2 }' /proc/mounts | sort -r |
+        while read -r point; do umount -l "$point"; done
+}
+
 # mounted COMMAND...: runs COMMAND with /proc and /dev mounted in the root,
 # unmounting them however COMMAND ends.
 mounted() {
+    unmount_leftovers
     mount -t proc proc "$target/proc"
     mount --bind /dev "$target/dev"
     status=0
@@ -102,7 +110,8 @@ ensure() {
     }
     start=$(date +%s)
     say "making it in $target from $mirror (once; later runs reuse it)"
-    rm -rf "$target"
+    unmount_leftovers
+    rm -rf --one-file-system "$target"
     mkdir -p "$target"
     # A second try for a mirror that drops a connection once.
     for try in 1 2; do
@@ -111,7 +120,7 @@ ensure() {
         tail -n 20 "$target.debootstrap.log" >&2
         say "debootstrap failed, try $try of 2 (log: $target.debootstrap.log)"
         [ "$try" = 2 ] && exit 1
-        rm -rf "$target"
+        rm -rf --one-file-system "$target"
         mkdir -p "$target"
     done
     # A mirror that serves a dated snapshot has Release files past their
@@ -137,7 +146,7 @@ run() {
     rm -rf "$target/b64simd"
     mkdir -p "$target/b64simd"
     tar -C "$root_dir" --exclude=./.git --exclude=./_build \
-        --exclude='./native/*/target' -cf - . | tar -C "$target/b64simd" -xf -
+        --exclude='./native/target' --exclude='./native/*/target' -cf - . | tar -C "$target/b64simd" -xf -
     # B64SIMD_NIF: a NIF built for this root's architecture (cross-built for
     # a foreign one) in place of the host's.
     if [ -n "${B64SIMD_NIF:-}" ]; then
