@@ -37,6 +37,7 @@ passed=0
 # check LABEL DIR COMMAND [TEXT]: runs COMMAND (sh -c) in DIR; it must
 # print "result=ok", and TEXT if given.
 check() {
+    check_start=$(date +%s)
     output=$(cd "$2" && sh -c "$3" 2>&1) || {
         echo "$output"
         echo "b64simd package: $1 FAILED"
@@ -53,7 +54,7 @@ check() {
         esac
     done
     passed=$((passed + 1))
-    echo "b64simd package: $1: ok"
+    echo "b64simd package: $1: ok ($(($(date +%s) - check_start)) s)"
 }
 
 erlang_call='erl -noshell $(for d in _build/default/lib/*/ebin _build/default/checkouts/*/ebin; do
