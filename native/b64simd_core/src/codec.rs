@@ -196,7 +196,10 @@ const SIMDUTF_ANY_TAKES_BRACKET: bool = cfg!(target_arch = "aarch64");
 /// defect above undone: a success of `mode => any` over a `[` becomes the
 /// error simdutf should have reported, at the first `[`, so that callers
 /// take their exact path. Standard and urlsafe, and every x86 build, pass
-/// through untouched: the scan costs only `mode => any` on aarch64.
+/// through untouched: the scan costs only `mode => any` on aarch64. What it
+/// costs there, measured on x86 with the guard forced on (Rust, hot, best
+/// of 5): 4 KiB 132 -> 167 ns, 64 KiB 1.72 -> 2.49 us, 1 MiB 29 -> 43 us;
+/// arm64's NEON memchr against its slower decode should cost less.
 fn guard_bracket(
     input: &[u8],
     alphabet: Alphabet,
