@@ -6,8 +6,13 @@ use crate::encode::encode;
 use rustler::{Env, NifResult, Term};
 
 /// rustler's `#[nif]` wrapper collects the arguments into a heap-allocated
-/// `Vec` on every call, which costs more than encoding 32 bytes. The two
-/// hot entry points (`encode/2`, `decode/2`) are registered directly.
+/// `Vec` on every call, which costs more than encoding 32 bytes, so the hot
+/// entry points are registered directly. Measured against `#[rustler::nif]`
+/// wrappers of the same functions (bench/b64simd_floor.erl, three
+/// alternating runs, medians; a C NIF that reads its input and allocates
+/// the result: 27.3 ns either way): at 32 B `encode/1` 40.6 against
+/// 79.9 ns, `decode/1` 60.2 against 84.5 ns. The macro uses rustler's
+/// `codegen_runtime`, which is not a stable API: hence rustler's exact pin.
 macro_rules! direct_nif {
     ($erl_name:literal, $function:ident) => {
         rustler::codegen_runtime::inventory::submit!(rustler::Nif {
