@@ -300,3 +300,21 @@ format_error_direct_test() ->
     Message = unicode:characters_to_list(Text),
     ?assertNotEqual(nomatch, string:find(Message, "use mode => urlsafe for '-' and '_'"),
                     Message).
+
+%% The unknown-key policy, against OTP's: OTP 26 and later ignore option keys
+%% they do not know, so a typo (`mod' for `mode') silently gives standard
+%% Base64; b64simd refuses them with badarg, so a typo cannot change the
+%% alphabet unnoticed. (OTP 25's base64 takes no options at all.)
+unknown_keys_are_refused_where_otp_ignores_them_test() ->
+    Data = <<255, 254>>,
+    {module, base64} = code:ensure_loaded(base64),
+    case erlang:function_exported(base64, encode, 2) of
+        true ->
+            ?assertEqual(<<"//4=">>, base64:encode(Data, #{mod => urlsafe}), "OTP ignores it");
+        false ->
+            io:format(user, "~n*** SKIPPED the OTP half of unknown_keys_are_refused: "
+                      "OTP ~s's base64 takes no options~n", [erlang:system_info(otp_release)])
+    end,
+    ?assertError(badarg, b64simd:encode(Data, #{mod => urlsafe})),
+    ?assertError(badarg, b64simd:decode(<<"__4=">>, #{mod => urlsafe})),
+    ?assertError(badarg, b64simd:try_decode(<<"__4=">>, #{mod => urlsafe})).
