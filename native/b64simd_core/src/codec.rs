@@ -67,22 +67,21 @@ pub(crate) fn decode_variant(alphabet: Alphabet) -> Base64Options {
 /// Encodes `input` into `output`, which must be exactly
 /// `encoded_len(input.len(), opts.padding)` bytes long.
 pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
-    assert_eq!(Some(output.len()), encoded_len(input.len(), opts.padding));
     if input.is_empty() {
         return 0;
     }
-    // SAFETY: `output` is exactly as long as simdutf's
-    // base64_length_from_binary for this input length and variant (checked
-    // above: our `encoded_len` is the RFC 4648 length, the same number); the
+    let variant = encode_variant(opts);
+    // What simdutf will write, by its own count: the bound of the write below.
+    let length = simdutf::base64_length_from_binary(input.len(), variant);
+    assert_eq!(
+        output.len(),
+        length,
+        "encode output sized by simdutf's length"
+    );
+    // SAFETY: `output` is valid for `length` bytes, exactly what simdutf
+    // writes for this input length and variant (checked just above); the
     // slices cannot overlap since one is borrowed mutably.
-    unsafe {
-        simdutf::binary_to_base64(
-            input.as_ptr(),
-            input.len(),
-            output.as_mut_ptr(),
-            encode_variant(opts),
-        )
-    }
+    unsafe { simdutf::binary_to_base64(input.as_ptr(), input.len(), output.as_mut_ptr(), variant) }
 }
 
 /// Decodes `input` into `output`, which must hold at least

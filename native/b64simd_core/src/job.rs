@@ -78,7 +78,8 @@ impl EncodeJob {
             (max_input / 3).max(1) * 3
         };
         let piece = &input[self.in_pos..self.in_pos + take];
-        let piece_out_len = encoded_len(take, self.opts.padding).unwrap_or(0);
+        let piece_out_len = encoded_len(take, self.opts.padding)
+            .expect("a piece of the input encodes to no more than the whole output");
         let target = &mut output[self.out_pos..self.out_pos + piece_out_len];
         self.out_pos += codec::encode_into(piece, self.opts, target);
         self.in_pos += take;

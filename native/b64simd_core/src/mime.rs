@@ -19,7 +19,7 @@
 //! groups of them with simdutf, carrying up to 3 characters to the next
 //! block. A job switches to filtering for good once simdutf fails.
 
-use crate::codec::{decode_variant, decode_window, Window};
+use crate::codec::{decode_variant, decode_window, decoded_len_bound, Window};
 use crate::job::{run_to_end, Step};
 use crate::lines;
 use crate::options::{Alphabet, DecodeOptions};
@@ -236,9 +236,11 @@ fn decode_groups(chars: &[u8], alphabet: Alphabet, output: &mut [u8]) -> usize {
     if chars.is_empty() {
         return 0;
     }
-    // SAFETY: `output` has room for 3 bytes per 4 characters (the caller's
-    // buffer is at least maximal_decoded_len of the whole input); the slices
-    // are distinct borrows.
+    // The most simdutf writes for these characters (its
+    // maximal_binary_length_from_base64).
+    assert!(output.len() >= decoded_len_bound(chars));
+    // SAFETY: `output` holds at least that many bytes (checked just above);
+    // the slices are distinct borrows.
     let result = unsafe {
         simdutf::base64_to_binary(
             chars.as_ptr(),

@@ -198,18 +198,22 @@ impl WrapJob {
             self.out_pos += 1;
             self.column = 0;
         }
-        let len = wrapped_len(piece.len(), self.opts.padding, self.lines).unwrap_or(0);
+        let variant = encode_variant(self.opts);
+        // What simdutf will write, by its own count: the bound of the write
+        // below. Slicing panics, rather than overflow, if `output` is short.
+        let len =
+            simdutf::base64_length_from_binary_with_lines(piece.len(), variant, self.lines.length);
         let target = &mut output[self.out_pos..self.out_pos + len];
-        // SAFETY: `target` is `wrapped_len` bytes long, which equals simdutf's
-        // base64_length_from_binary_with_lines for lines of at least 4 (the
-        // tests check it); input and output are distinct borrows.
+        // SAFETY: `target` is valid for `len` bytes, exactly what simdutf
+        // writes for this input length, variant and line length (computed
+        // just above by simdutf itself); input and output are distinct borrows.
         self.out_pos += unsafe {
             simdutf::binary_to_base64_with_lines(
                 piece.as_ptr(),
                 piece.len(),
                 target.as_mut_ptr(),
                 self.lines.length,
-                encode_variant(self.opts),
+                variant,
             )
         };
     }
@@ -218,7 +222,9 @@ impl WrapJob {
     fn encode_blocks(&mut self, piece: &[u8], output: &mut [u8]) {
         with_scratch(|block| {
             for group in piece.chunks(BLOCK_INPUT) {
-                let text = &mut block[..encoded_len(group.len(), self.opts.padding).unwrap_or(0)];
+                let len = encoded_len(group.len(), self.opts.padding)
+                    .expect("a block's encoding is a few hundred bytes");
+                let text = &mut block[..len];
                 encode_into(group, self.opts, text);
                 self.copy_wrapped(text, output);
             }

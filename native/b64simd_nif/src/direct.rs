@@ -25,6 +25,9 @@ macro_rules! direct_nif {
                     argc: rustler::codegen_runtime::c_int,
                     argv: *const rustler::sys::ErlNifTerm,
                 ) -> rustler::sys::ErlNifTerm {
+                    // SAFETY, for the calls below: the VM calls this with the
+                    // call's environment and `argc` terms at `argv`, all valid
+                    // until it returns; `argc` is checked before `argv` is read.
                     let lifetime = ();
                     let env = Env::new(&lifetime, nif_env);
                     if argc != 2 {
@@ -32,7 +35,7 @@ macro_rules! direct_nif {
                     }
                     let args = std::slice::from_raw_parts(argv, 2);
                     let (Some(input), Some(flags)) = (
-                        inspect_binary(nif_env, args[0]),
+                        inspect_binary(env, args[0]),
                         get_flags(nif_env, args[1]),
                     ) else {
                         return rustler::sys::enif_make_badarg(nif_env);
@@ -64,17 +67,15 @@ macro_rules! direct_nif {
     };
 }
 
-/// The bytes of a binary term, read in place (`enif_inspect_binary`).
+/// The bytes of a binary term, read in place (`enif_inspect_binary`),
+/// borrowed for the life of `env`: a term's bytes live as long as the
+/// environment of the call that received it.
 ///
 /// # Safety
-/// `env` and `term` come from the running NIF call; the slice lives as
-/// long as that call's environment.
-unsafe fn inspect_binary<'a>(
-    env: *mut rustler::sys::ErlNifEnv,
-    term: rustler::sys::ErlNifTerm,
-) -> Option<&'a [u8]> {
+/// `term` is a term of `env`, the running NIF call's environment.
+unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ErlNifTerm) -> Option<&'a [u8]> {
     let mut binary = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
-    if rustler::sys::enif_inspect_binary(env, term, binary.as_mut_ptr()) == 0 {
+    if rustler::sys::enif_inspect_binary(env.as_c_arg(), term, binary.as_mut_ptr()) == 0 {
         return None;
     }
     let binary = binary.assume_init();
