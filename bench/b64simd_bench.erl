@@ -491,19 +491,14 @@ write_medians(File, Medians) ->
 %%====================================================================
 
 print_header(Sizes, Series, Notes) ->
-    {EncodeSlice, DecodeSlice} = b64simd_nif:slice_bytes(),
     io:format("b64simd throughput benchmark, ~s~n", [calendar:system_time_to_rfc3339(
                                                         erlang:system_time(second),
                                                         [{offset, "Z"}])]),
     io:format("OTP ~s (erts ~s), ~B schedulers, CPU: ~s~n",
               [erlang:system_info(otp_release), erlang:system_info(version),
                erlang:system_info(schedulers_online), cpu_model()]),
-    io:format("simdutf kernel: ~s; calibrated slice: ~s encode input, ~s decode input~n",
-              [b64simd:kernel(), format_size(EncodeSlice), format_size(DecodeSlice)]),
-    {{EncodeFixed, EncodePs}, {DecodeFixed, DecodePs}, Whitespace} = b64simd_nif:call_cost(),
-    io:format("charge for a call too short to time: encode ~B ns + ~B ps/byte, "
-              "decode ~B ns + ~B ps/byte (~B times the bytes if they held whitespace)~n",
-              [EncodeFixed, EncodePs, DecodeFixed, DecodePs, Whitespace]),
+    io:format("simdutf kernel: ~s (the slice sizes and call charges are in the latency "
+              "probe's report)~n", [b64simd:kernel()]),
     io:format("~B sizes from ~s to ~s, ~B series, ~B runs each lasting >= ~B ms, medians;~n"
               "MiB/s counted on the raw payload size for encode and decode~n",
               [length(Sizes), format_size(hd(Sizes)), format_size(lists:last(Sizes)),

@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make artifacts`: the prebuilt NIFs a release ships, and their checksums.
 #
-#   sh scripts/artifacts.sh [OUT]          (default OUT: _build/artifacts)
+#   sh scripts/artifacts.sh [OUT [hooks]]   (default OUT: _build/artifacts)
 #
 # For x86_64-unknown-linux-gnu and aarch64-unknown-linux-gnu (cross, with
 # Debian's aarch64 gcc), OUT gets one tarball per target, named as
@@ -17,10 +17,15 @@
 #
 # They are built on Debian bookworm, the oldest Debian we support: the
 # glibc version they need is printed, and is at most bookworm's 2.36.
+#
+# With `hooks`, OUT/hooks/<target>/libb64simd_nif_hooks.so too: the same
+# build with cargo's `hooks` feature, which the suites of `make test-otp` and
+# `make test-arm64` load beside the release NIF. Never shipped.
 set -eu
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 out=${1:-_build/artifacts}
+hooks=${2:-}
 sh scripts/ensure_deps.sh cross-arm64
 aarch64=aarch64-unknown-linux-gnu
 if ! [ -d "$(rustc --print target-libdir --target "$aarch64" 2>/dev/null)" ]; then
@@ -38,11 +43,16 @@ cargo_home=${CARGO_HOME:-$HOME/.cargo}
 # No build path, home or registry path in the binaries (Rust and simdutf's C++).
 prefix_maps="--remap-path-prefix=$repo=/b64simd --remap-path-prefix=$cargo_home=/cargo"
 c_prefix_maps="-ffile-prefix-map=$repo=/b64simd -ffile-prefix-map=$cargo_home=/cargo"
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
-export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
-export CXX_aarch64_unknown_linux_gnu=aarch64-linux-gnu-g++
+. scripts/cross_env.sh
 # A target directory of its own: these flags differ from a development build's.
 export CARGO_TARGET_DIR="$repo/_build/artifacts-target"
+
+# build [CARGO_FLAG...]: the NIF for $target, with these paths remapped.
+build() {
+    RUSTFLAGS="$prefix_maps" CFLAGS="$c_prefix_maps" CXXFLAGS="$c_prefix_maps" \
+        cargo build --release --locked --quiet --target "$target" "$@" \
+        --manifest-path native/b64simd_nif/Cargo.toml
+}
 
 mkdir -p "$out"
 # The toolchain, recorded: the same sources give the same bytes with it.
@@ -50,9 +60,13 @@ echo "# toolchain: $(rustc --version | cut -d' ' -f1-2); $(c++ --version | head 
     "$(aarch64-linux-gnu-g++ --version | head -n 1)" >"$out/checksums.txt.tmp"
 for target in x86_64-unknown-linux-gnu "$aarch64"; do
     name="libb64simd_nif-v$version-nif-$nif_version-$target.so.tar.gz"
-    RUSTFLAGS="$prefix_maps" CFLAGS="$c_prefix_maps" CXXFLAGS="$c_prefix_maps" \
-        cargo build --release --locked --quiet --target "$target" \
-        --manifest-path native/b64simd_nif/Cargo.toml
+    if [ "$hooks" = hooks ]; then
+        build --features hooks
+        mkdir -p "$out/hooks/$target"
+        cp "$CARGO_TARGET_DIR/$target/release/libb64simd_nif.so" \
+            "$out/hooks/$target/libb64simd_nif_hooks.so"
+    fi
+    build
     stage=$(mktemp -d)
     cp "$CARGO_TARGET_DIR/$target/release/libb64simd_nif.so" "$stage/libb64simd_nif.so"
     # The newest glibc symbol version the library needs: its glibc floor.

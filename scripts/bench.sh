@@ -19,7 +19,11 @@ case "$what" in
 esac
 
 sh scripts/ensure_deps.sh gnuplot elixir
+# Throughput measures the library as users build it; the latency probe needs
+# the test hooks (dirty-scheduler variants, forced slice sizes), compiled in
+# rebar3's test profile.
 rebar3 compile
+lib_ebin=_build/default/lib/b64simd/ebin
 
 # The harness modules are not part of the library: compile them apart.
 ebin=_build/bench/ebin
@@ -37,7 +41,7 @@ run_logged() {
     log=$1
     module=$2
     shift 2
-    { code=0; erl -noshell -pa _build/default/lib/b64simd/ebin -pa "$ebin" -run "$module" main "$@" \
+    { code=0; erl -noshell -pa "$lib_ebin" -pa "$ebin" -run "$module" main "$@" \
         || code=$?; echo "$code" >"$log.status"; } | tee "$log"
     code=$(cat "$log.status")
     rm -f "$log.status"
@@ -89,5 +93,7 @@ fi
 # The probe picks its own scheduler settings at run time
 # (erlang:system_flag(schedulers_online, N)) and writes under bench/results/.
 if [ "$what" != throughput ] && [ -f bench/b64simd_latency.erl ]; then
+    rebar3 as test compile
+    lib_ebin=_build/test/lib/b64simd/ebin
     run_logged "bench/results/latency-$stamp.txt" b64simd_latency "bench/results/latency-$stamp"
 fi

@@ -11,9 +11,9 @@ cd "$(dirname "$0")/.."
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p bench/results
 sh scripts/artifacts.sh _build/artifacts >/dev/null
-mkdir -p _build/platforms/x86_64
-tar -xzf _build/artifacts/libb64simd_nif-v*-x86_64-unknown-linux-gnu.so.tar.gz \
-    -C _build/platforms/x86_64
+nifs=_build/bench-otp/nifs
+rm -rf "$nifs" && mkdir -p "$nifs"
+tar -xzf _build/artifacts/libb64simd_nif-v*-x86_64-unknown-linux-gnu.so.tar.gz -C "$nifs"
 
 # The three harnesses, in the tree at hand (the host's, or a root's copy).
 # SIZES and ONLY keep b64simd_bench to the three sizes and two libraries.
@@ -42,7 +42,7 @@ run 25 env B64SIMD_BUILD=source sh -c "$harnesses"
 for suite in trixie sid; do
     sh scripts/root.sh ensure "$suite" amd64
     release=$(case "$suite" in trixie) echo 27 ;; sid) echo 29 ;; esac)
-    run "$release" env B64SIMD_NIF="$(pwd)/_build/platforms/x86_64/libb64simd_nif.so" \
+    run "$release" env B64SIMD_NIFS="$(pwd)/$nifs" \
         B64SIMD_BUILD=skip sh scripts/root.sh run "$suite" amd64 "$harnesses"
 done
 echo "b64simd: bench-otp results in bench/results/otp-{25,27,29}-$stamp.txt"

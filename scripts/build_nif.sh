@@ -2,6 +2,13 @@
 # Puts the NIF in priv/libb64simd_nif.so: called by rebar3's compile
 # pre_hook and by mix's b64simd_nif compiler step.
 #
+#   sh scripts/build_nif.sh [hooks]
+#
+# `hooks` (rebar3's test profile, for `make test` and `make bench`) builds
+# priv/libb64simd_nif_hooks.so instead: the NIF with cargo's `hooks` feature
+# (the test and benchmark hooks), always from source, in a target directory
+# of its own so the two builds never undo each other.
+#
 # By default it uses the prebuilt NIF for this version and target: the
 # tarball `make artifacts` names, from B64SIMD_PREBUILT_URL (default: the
 # project's release downloads for this version), checked against the sha256
@@ -19,15 +26,24 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 native="$root/native"
 crate="$native/b64simd_nif"
-lib="$root/priv/libb64simd_nif.so"
+target_dir=${CARGO_TARGET_DIR:-$native/target}
 say() { echo "b64simd: $*"; }
+case "${1:-}" in
+    "") name=libb64simd_nif.so features="" ;;
+    hooks)
+        name=libb64simd_nif_hooks.so features="--features hooks"
+        target_dir="$target_dir/hooks"
+        ;;
+    *) say "usage: sh scripts/build_nif.sh [hooks]" >&2; exit 2 ;;
+esac
+lib="$root/priv/$name"
 
 # install FILE: puts FILE in place through a temporary name and a rename, so
 # that a VM which has the old library loaded never sees a half-written file.
 install_lib() {
     mkdir -p "$root/priv"
-    cp "$1" "$root/priv/.libb64simd_nif.so.tmp"
-    mv -f "$root/priv/.libb64simd_nif.so.tmp" "$lib"
+    cp "$1" "$root/priv/.$name.tmp"
+    mv -f "$root/priv/.$name.tmp" "$lib"
 }
 
 # The Rust target of this machine, when prebuilt NIFs exist for it.
@@ -87,9 +103,10 @@ use_prebuilt() {
     say "using the prebuilt NIF $name (sha256 verified)"
 }
 
-# Whether priv/ holds a NIF built from the sources as they are now.
+# Whether priv/ holds a NIF built from the sources as they are now (the
+# .prebuilt mark concerns the release library only).
 source_build_is_current() {
-    [ -f "$lib" ] && [ ! -f "$root/priv/.prebuilt" ] &&
+    [ -f "$lib" ] && { [ -n "$features" ] || [ ! -f "$root/priv/.prebuilt" ]; } &&
         [ -z "$(find "$native/Cargo.toml" "$native/Cargo.lock" "$native/b64simd_core" \
             "$crate" -newer "$lib" | head -n 1)" ]
 }
@@ -115,18 +132,19 @@ build_from_source() {
     # Say it before cargo's silent half minute, only when there is work to do.
     source_build_is_current || say "building the NIF from source with cargo, Rust $rust_have" \
         "(needs $rust_needed or later): $why"
-    cargo build --release --locked --quiet --manifest-path "$crate/Cargo.toml"
-    target_dir=${CARGO_TARGET_DIR:-$native/target}
+    # shellcheck disable=SC2086 # features: empty or two words
+    CARGO_TARGET_DIR="$target_dir" cargo build --release --locked --quiet $features \
+        --manifest-path "$crate/Cargo.toml"
     built="$target_dir/release/libb64simd_nif.so"
     [ -f "$built" ] || built="$target_dir/release/libb64simd_nif.dylib"
     install_lib "$built"
-    rm -f "$root/priv/.prebuilt"
+    [ -n "$features" ] || rm -f "$root/priv/.prebuilt"
 }
 
 case "${B64SIMD_BUILD:-}" in
     skip)
         [ -f "$lib" ] || {
-            say "B64SIMD_BUILD=skip, but priv/libb64simd_nif.so is missing" >&2
+            say "B64SIMD_BUILD=skip, but priv/$name is missing" >&2
             exit 1
         }
         ;;
@@ -135,6 +153,11 @@ case "${B64SIMD_BUILD:-}" in
         build_from_source
         ;;
     "")
+        if [ -n "$features" ]; then
+            why="the test hooks exist only in a source build"
+            build_from_source
+            exit 0
+        fi
         # A source build that is still current stays (a developer's, or one
         # made when no prebuilt NIF could be had): no download on every build.
         why="its sources changed"

@@ -6,8 +6,8 @@
 #   sh scripts/root.sh run SUITE ARCH COMMAND...  run COMMAND (sh -c) in it,
 #                                                 in a fresh copy of this tree
 #
-# `run` copies B64SIMD_NIF, when set, to the copy's priv/ (a NIF built for
-# the root's architecture), and passes B64SIMD_BUILD, B64SIMD_EMULATED,
+# `run` copies the libraries in B64SIMD_NIFS, a directory, when set, to the
+# copy's priv/ (NIFs built for the root's architecture), and passes B64SIMD_BUILD, B64SIMD_EMULATED,
 # SIMDUTF_FORCE_IMPLEMENTATION and ERL_FLAGS through when they are set.
 #
 # Each root holds Erlang/OTP, rebar3, PropEr and Elixir from that suite's own
@@ -41,18 +41,9 @@ need_root_user() {
     }
 }
 
-# apt_install PACKAGE...: installs what is missing on the host.
-apt_install() {
-    missing=""
-    for package in "$@"; do
-        dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
-    done
-    [ -z "$missing" ] && return 0
-    say "installing on the host:$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    # shellcheck disable=SC2086 # a list of package names
-    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# The host packages roots need (debootstrap, qemu-user-static, binfmt-support).
+host_packages() {
+    sh "$root_dir/scripts/ensure_deps.sh" roots
 }
 
 # The host's Debian mirror: the first non-security URI of its apt sources.
@@ -66,7 +57,7 @@ host_mirror() {
 
 # binfmt_misc with qemu's handlers, so that the root's binaries run.
 enable_foreign_arch() {
-    apt_install qemu-user-static binfmt-support
+    host_packages
     [ -e /proc/sys/fs/binfmt_misc/register ] ||
         mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
     update-binfmts --enable >/dev/null 2>&1 || true
@@ -101,7 +92,7 @@ mounted() {
 ensure() {
     [ -e "$stamp" ] && return 0
     need_root_user
-    apt_install debootstrap
+    host_packages
     [ "$arch" = "$host_arch" ] || enable_foreign_arch
     mirror=$(host_mirror)
     [ -n "$mirror" ] || {
@@ -147,11 +138,11 @@ run() {
     mkdir -p "$target/b64simd"
     tar -C "$root_dir" --exclude=./.git --exclude=./_build \
         --exclude='./native/target' --exclude='./native/*/target' -cf - . | tar -C "$target/b64simd" -xf -
-    # B64SIMD_NIF: a NIF built for this root's architecture (cross-built for
-    # a foreign one) in place of the host's.
-    if [ -n "${B64SIMD_NIF:-}" ]; then
+    # B64SIMD_NIFS: a directory of NIF libraries built for this root's
+    # architecture (cross-built for a foreign one), in place of the host's.
+    if [ -n "${B64SIMD_NIFS:-}" ]; then
         mkdir -p "$target/b64simd/priv"
-        cp "$B64SIMD_NIF" "$target/b64simd/priv/libb64simd_nif.so"
+        cp "$B64SIMD_NIFS"/*.so "$target/b64simd/priv/"
     fi
     # The variables that steer the tests cross into the root only when set
     # (an empty SIMDUTF_FORCE_IMPLEMENTATION would name no kernel).

@@ -6,13 +6,12 @@
 set -eu
 cd "$(dirname "$0")/.."
 cases=${1:-${SOAK_CASES:-2500000}}
-rebar3 compile
-ebin=_build/default/lib/b64simd/ebin
+rebar3 as test compile
+ebin=_build/test/lib/b64simd/ebin
 out=_build/soak/ebin
 mkdir -p "$out"
 erlc +warnings_as_errors -o "$out" soak/b64simd_soak.erl
-kernels=$(erl -noshell -pa "$ebin" -eval \
-    'io:format("~s", [lists:join(" ", b64simd_nif:supported_kernels())]), halt().')
+kernels=$(sh scripts/kernels.sh)
 echo "b64simd soak: $cases cases per kernel, kernels: $kernels"
 
 summary=""

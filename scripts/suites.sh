@@ -11,9 +11,8 @@
 # of other OTP releases and architectures.
 set -eu
 cd "$(dirname "$0")/.."
-rebar3 compile
-kernels=${*:-$(erl -noshell -pa _build/default/lib/b64simd/ebin -eval \
-    'io:format("~s", [lists:join(" ", b64simd_nif:supported_kernels())]), halt().')}
+rebar3 as test compile
+kernels=${*:-$(sh scripts/kernels.sh)}
 otp=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().')
 elixir=$(elixir -e 'IO.write(System.version())')
 echo "b64simd: suites on OTP $otp, Elixir $elixir, $(uname -m), kernels: $kernels"

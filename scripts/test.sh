@@ -12,9 +12,8 @@ cd "$(dirname "$0")/.."
 sh scripts/ensure_deps.sh elixir
 
 workspace=native/Cargo.toml
-rebar3 compile
-kernels=$(erl -noshell -pa _build/default/lib/b64simd/ebin -eval \
-    'io:format("~s", [lists:join(" ", b64simd_nif:supported_kernels())]), halt().')
+rebar3 as test compile
+kernels=$(sh scripts/kernels.sh)
 echo "b64simd: simdutf kernels supported by this CPU: $kernels"
 
 for kernel in $kernels; do

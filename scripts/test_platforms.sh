@@ -1,7 +1,9 @@
 #!/bin/sh
 # The platform tests, beside `make test` on the host's OTP and CPU. Both run
 # the NIFs a release ships: `make artifacts` builds them (x86_64 and, cross,
-# aarch64, on Debian bookworm, so glibc 2.34 or later loads them).
+# aarch64, on Debian bookworm, so glibc 2.34 or later loads them). EUnit
+# loads the same build with cargo's `hooks` feature (its test hooks), which
+# `make artifacts` makes beside them; ExUnit loads the release NIF itself.
 #
 #   sh scripts/test_platforms.sh otp     (make test-otp)
 #     The Erlang and Elixir suites on OTP 27 / Elixir 1.18 (Debian trixie)
@@ -36,20 +38,22 @@ timed() {
     return "$status"
 }
 
-# nif TARGET: the release NIF for TARGET, out of its tarball.
-nif() {
+# nifs TARGET: a directory with the release NIF for TARGET, out of its
+# tarball, and the same build with the test hooks.
+nifs() {
     mkdir -p "_build/platforms/$1"
     tar -xzf _build/artifacts/libb64simd_nif-v*-"$1".so.tar.gz -C "_build/platforms/$1"
-    echo "$root_dir/_build/platforms/$1/libb64simd_nif.so"
+    cp "_build/artifacts/hooks/$1/libb64simd_nif_hooks.so" "_build/platforms/$1/"
+    echo "$root_dir/_build/platforms/$1"
 }
 
-timed "make artifacts" sh scripts/artifacts.sh _build/artifacts
+timed "make artifacts (and the hooks builds)" sh scripts/artifacts.sh _build/artifacts hooks
 
 if [ "$what" = otp ]; then
     failed=""
     for suite in trixie sid; do
         timed "root $suite/amd64" sh scripts/root.sh ensure "$suite" amd64
-        timed "suites on $suite/amd64" env B64SIMD_NIF="$(nif x86_64-unknown-linux-gnu)" \
+        timed "suites on $suite/amd64" env B64SIMD_NIFS="$(nifs x86_64-unknown-linux-gnu)" \
             B64SIMD_BUILD=skip sh scripts/root.sh run "$suite" amd64 "sh scripts/suites.sh" ||
             failed="$failed $suite"
     done
@@ -64,17 +68,14 @@ fi
 # arm64 from here on: the Rust tests, cross-built, run under qemu with
 # Debian's aarch64 libraries (those the cross gcc links against) as root.
 target=aarch64-unknown-linux-gnu
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
-export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
-export CXX_aarch64_unknown_linux_gnu=aarch64-linux-gnu-g++
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64-static -L /usr/aarch64-linux-gnu"
+. scripts/cross_env.sh
 sh scripts/ensure_deps.sh roots
 timed "root bookworm/arm64" sh scripts/root.sh ensure bookworm arm64
 timed "cargo test (aarch64, qemu)" cargo test --locked --quiet --workspace --target "$target" \
     --manifest-path native/Cargo.toml
 # Under qemu 7 (bookworm's), the BEAM's JIT crashes with its default
 # dual-mapped code memory; +JPperf true maps it once, which qemu handles.
-timed "suites on bookworm/arm64 (qemu)" env B64SIMD_NIF="$(nif "$target")" \
+timed "suites on bookworm/arm64 (qemu)" env B64SIMD_NIFS="$(nifs "$target")" \
     B64SIMD_BUILD=skip B64SIMD_EMULATED=qemu-user ERL_FLAGS="+JPperf true" \
     sh scripts/root.sh run bookworm arm64 "sh scripts/suites.sh"
 echo "b64simd: test-arm64 passed"

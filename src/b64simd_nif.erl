@@ -4,13 +4,20 @@
 -module(b64simd_nif).
 
 -export([encode/2, decode/2, continue/2, encode_after/3, decode_quanta/3]).
--export([encode_dirty/2, decode_dirty/2]).
--export([encode_wrapped/4, encode_wrapped_after/6, mime_decode/2, is_valid/2]).
--export([kernel/0, supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0]).
+-export([encode_wrapped/4, encode_wrapped_after/6, mime_decode/2, is_valid/2, kernel/0]).
 
 -on_load(load/0).
 
+%% The hooks of `make test' and `make bench' exist only in a build with
+%% B64SIMD_HOOKS defined (rebar3's test profile), which loads the NIF
+%% library built with cargo's `hooks' feature; a normal build has none.
+-ifdef(B64SIMD_HOOKS).
+-export([encode_dirty/2, decode_dirty/2]).
+-export([supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0]).
+-define(LIBRARY, "libb64simd_nif_hooks").
+-else.
 -define(LIBRARY, "libb64simd_nif").
+-endif.
 
 load() ->
     Path = filename:join(priv_dir(), ?LIBRARY),
@@ -62,13 +69,6 @@ decode_quanta(_Carry, _Piece, _Flags) -> not_loaded(?LINE).
 -spec continue(reference(), binary()) -> binary() | {error, term()} | {continue, reference()}.
 continue(_Job, _Data) -> not_loaded(?LINE).
 
-%% For comparison in the latency probe only: one call on a dirty CPU scheduler.
--spec encode_dirty(binary(), non_neg_integer()) -> binary().
-encode_dirty(_Data, _Flags) -> not_loaded(?LINE).
-
--spec decode_dirty(binary(), non_neg_integer()) -> binary() | {error, term()}.
-decode_dirty(_Data, _Flags) -> not_loaded(?LINE).
-
 -spec encode_wrapped(binary(), non_neg_integer(), pos_integer(), boolean()) ->
     binary() | {continue, reference()}.
 encode_wrapped(_Data, _Flags, _LineLength, _Lf) -> not_loaded(?LINE).
@@ -89,6 +89,14 @@ is_valid(_Data, _Flags) -> not_loaded(?LINE).
 -spec kernel() -> binary().
 kernel() -> not_loaded(?LINE).
 
+-ifdef(B64SIMD_HOOKS).
+%% For comparison in the latency probe only: one call on a dirty CPU scheduler.
+-spec encode_dirty(binary(), non_neg_integer()) -> binary().
+encode_dirty(_Data, _Flags) -> not_loaded(?LINE).
+
+-spec decode_dirty(binary(), non_neg_integer()) -> binary() | {error, term()}.
+decode_dirty(_Data, _Flags) -> not_loaded(?LINE).
+
 -spec supported_kernels() -> [binary()].
 supported_kernels() -> not_loaded(?LINE).
 
@@ -104,6 +112,8 @@ slice_bytes() -> not_loaded(?LINE).
 -spec call_cost() -> {{non_neg_integer(), pos_integer()}, {non_neg_integer(), pos_integer()},
                       pos_integer()}.
 call_cost() -> not_loaded(?LINE).
+
+-endif.
 
 not_loaded(Line) ->
     erlang:nif_error({not_loaded, [{module, ?MODULE}, {line, Line}]}).

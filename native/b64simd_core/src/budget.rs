@@ -60,8 +60,10 @@ pub enum Work {
 /// active kernel's measured speed. Conservative until calibrated.
 static ENCODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(256 * 1024);
 static DECODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(256 * 1024);
-/// Test hook (`b64simd_nif:set_slice_bytes/1`): when non-zero, forces every
-/// slice to this many input bytes, so slicing is proven on small inputs.
+/// Test hook (`b64simd_nif:set_slice_bytes/1`, in builds with the `hooks`
+/// feature only): when non-zero, forces every slice to this many input
+/// bytes, so slicing is proven on small inputs.
+#[cfg(feature = "hooks")]
 static FORCED_SLICE_BYTES: AtomicUsize = AtomicUsize::new(0);
 
 fn speed(work: Work) -> &'static AtomicUsize {
@@ -79,20 +81,28 @@ pub fn bytes_per_timeslice(work: Work) -> usize {
 /// Input bytes per slice of a sliced job: the forced size in tests, else
 /// what the kernel processes in `SLICE_TARGET`.
 pub fn slice_bytes(work: Work) -> usize {
-    match FORCED_SLICE_BYTES.load(Ordering::Relaxed) {
-        0 => scale(bytes_per_timeslice(work), SLICE_TARGET).clamp(MIN_SLICE_BYTES, MAX_SLICE_BYTES),
-        forced => forced,
-    }
+    forced_slice_bytes().unwrap_or_else(|| {
+        scale(bytes_per_timeslice(work), SLICE_TARGET).clamp(MIN_SLICE_BYTES, MAX_SLICE_BYTES)
+    })
 }
 
-/// The step size forced by the test hook, if any.
+/// The step size forced by the test hook, if any: always `None` in a build
+/// without the `hooks` feature, so no VM-wide switch exists there.
+#[inline]
 pub fn forced_slice_bytes() -> Option<usize> {
-    match FORCED_SLICE_BYTES.load(Ordering::Relaxed) {
-        0 => None,
-        forced => Some(forced),
+    #[cfg(feature = "hooks")]
+    {
+        match FORCED_SLICE_BYTES.load(Ordering::Relaxed) {
+            0 => None,
+            forced => Some(forced),
+        }
     }
+    #[cfg(not(feature = "hooks"))]
+    None
 }
 
+/// Forces every slice to `bytes` input bytes (0: calibrated sizes again).
+#[cfg(feature = "hooks")]
 pub fn force_slice_bytes(bytes: usize) {
     FORCED_SLICE_BYTES.store(bytes, Ordering::Relaxed);
 }

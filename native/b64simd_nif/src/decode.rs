@@ -78,6 +78,7 @@ fn decode_now<'a>(env: Env<'a>, input: &[u8], opts: DecodeOptions) -> NifResult<
 }
 
 /// For comparison only: `decode/2` in one call on a dirty CPU scheduler.
+#[cfg(feature = "hooks")]
 #[rustler::nif(schedule = "DirtyCpu")]
 fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
     let opts = decode_options(flags)?;

@@ -34,10 +34,9 @@ macro_rules! direct_nif {
                         return rustler::sys::enif_make_badarg(nif_env);
                     }
                     let args = std::slice::from_raw_parts(argv, 2);
-                    let (Some(input), Some(flags)) = (
-                        inspect_binary(env, args[0]),
-                        get_flags(nif_env, args[1]),
-                    ) else {
+                    let (Some(input), Some(flags)) =
+                        (inspect_binary(env, args[0]), get_flags(nif_env, args[1]))
+                    else {
                         return rustler::sys::enif_make_badarg(nif_env);
                     };
                     // The term comes back through `term`, not inside the

@@ -111,6 +111,7 @@ fn encode_now<'a>(
 
 /// For comparison only (the latency probe): the whole input in one call on
 /// a dirty CPU scheduler, as b64veryfast does above 2 MiB.
+#[cfg(feature = "hooks")]
 #[rustler::nif(schedule = "DirtyCpu")]
 fn encode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
     let opts = encode_options(flags)?;

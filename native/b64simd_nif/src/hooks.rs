@@ -1,14 +1,9 @@
-//! Introspection for the tests and the benchmark: the kernel, the
-//! calibrated costs, and the test hook that forces tiny slices.
+//! Hooks for the tests and the benchmark, compiled only with the `hooks`
+//! feature: the kernels this CPU runs, the calibrated costs, and the switch
+//! that forces tiny slices.
 
 use b64simd_core::budget::{self, Work};
 use b64simd_core::kernel;
-
-/// The simdutf kernel this VM runs (`icelake`, `haswell`, ...).
-#[rustler::nif]
-fn kernel() -> &'static str {
-    kernel::active().unwrap_or("none")
-}
 
 /// The kernels this CPU can run, best first: the test script runs the
 /// suites once per kernel, each in a fresh VM.

@@ -6,6 +6,7 @@ mod charge;
 mod decode;
 mod direct;
 mod encode;
+#[cfg(feature = "hooks")]
 mod hooks;
 mod jobs;
 mod term;
@@ -25,6 +26,12 @@ mod atoms {
         non_canonical,
         system_limit,
     }
+}
+
+/// The simdutf kernel this VM runs (`icelake`, `haswell`, ...): `b64simd:kernel/0`.
+#[rustler::nif]
+fn kernel() -> &'static str {
+    kernel::active().unwrap_or("none")
 }
 
 fn load(_env: Env, _info: Term) -> bool {
