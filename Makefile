@@ -2,7 +2,7 @@
 
 # Development builds the NIF from the sources at hand, never a prebuilt one.
 export B64SIMD_BUILD ?= source
-.PHONY: all test test-otp test-arm64 test-package artifacts bench bench-otp latency fuzz soak clean
+.PHONY: all test test-otp test-arm64 test-package artifacts bench bench-otp latency fuzz sanitize soak clean
 
 all:
 	sh scripts/ensure_deps.sh
@@ -25,6 +25,9 @@ artifacts:
 
 fuzz:
 	sh scripts/fuzz.sh
+
+sanitize:
+	sh scripts/sanitize.sh
 
 soak:
 	sh scripts/soak.sh

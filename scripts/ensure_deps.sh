@@ -21,20 +21,21 @@ if command -v erl >/dev/null 2>&1; then
 else
     missing="$missing erlang-proper"
 fi
+# need PACKAGE...: adds the Debian packages that are not installed.
+need() {
+    for package in "$@"; do
+        dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
+    done
+}
 for extra in "$@"; do
     case "$extra" in
         gnuplot) command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox" ;;
         elixir) command -v mix >/dev/null 2>&1 || missing="$missing elixir" ;;
-        roots)
-            for package in debootstrap qemu-user-static binfmt-support; do
-                dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
-            done
-            ;;
-        cross-arm64)
-            for package in gcc-aarch64-linux-gnu g++-aarch64-linux-gnu; do
-                dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
-            done
-            ;;
+        roots) need debootstrap qemu-user-static binfmt-support ;;
+        cross-arm64) need gcc-aarch64-linux-gnu g++-aarch64-linux-gnu ;;
+        # make sanitize: clang instruments simdutf's C++ for AddressSanitizer.
+        clang) need clang ;;
+        *) echo "b64simd: ensure_deps.sh knows no '$extra'" >&2; exit 2 ;;
     esac
 done
 

@@ -480,6 +480,7 @@ mod tests {
     /// one the scalar decoder (the definition) accepts with the same bytes;
     /// and the common shape does take the short path.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn short_path_agrees_with_the_scalar_decoder() {
         let seed = 0x5EED_0005;
         println!("seed {seed:#x}");
@@ -529,6 +530,7 @@ mod tests {
     /// edited in the blocks, at their end, in the tail and its final
     /// quantum; and valid input of the lengths it serves does take it.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn blocks_then_short_agrees_with_the_scalar_decoder() {
         let seed = 0x5EED_0012;
         println!("seed {seed:#x}");
@@ -580,6 +582,7 @@ mod tests {
     /// whitespace only; under every option set (`whitespace => reject`
     /// trims nothing).
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn trimmed_input_decodes_as_the_whole() {
         let seed = 0x5EED_0011;
         println!("seed {seed:#x}");
@@ -630,6 +633,7 @@ mod tests {
     /// then 63 `A` under `DefaultOrUrl`. Fails when a simdutf update fixes
     /// arm64 (remove the guard then) or breaks x86 the same way.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn simdutf_arm64_takes_bracket_in_any_alphabet() {
         let mut input = [b'A'; 64];
         input[0] = b'[';
@@ -664,6 +668,7 @@ mod tests {
     /// 256-character inputs: the same verdict, reason and offset as the
     /// scalar rules on every kernel (the arm64 `[` defect included).
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn any_alphabet_every_byte_everywhere() {
         let opts = DecodeOptions {
             alphabet: Alphabet::Any,
@@ -703,6 +708,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn decoded_len_bound_is_exact_without_whitespace() {
         for len in 0..200 {
             let plain = vec![0xA5u8; len];
@@ -729,6 +735,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn rfc4648_section10_vectors() {
         let vectors: [(&[u8], &[u8]); 7] = [
             (b"", b""),
@@ -753,6 +760,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn round_trip_every_length_to_1100() {
         let seed = 0x5EED_0001;
         println!("seed {seed:#x}");
@@ -781,6 +789,7 @@ mod tests {
     /// The fast path (simdutf + checks) and the scalar definition agree on
     /// mutated inputs: output bytes, accept/reject, reason and offset.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn fast_path_agrees_with_scalar_definition() {
         let seed = 0x5EED_0002;
         println!("seed {seed:#x}");

@@ -123,6 +123,7 @@ mod tests {
     /// The kernel cargo test runs under (scripts/test.sh forces each in
     /// turn) is one simdutf really has.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn the_running_kernel_is_real() {
         assert!(active().is_ok(), "{:?}", active());
     }

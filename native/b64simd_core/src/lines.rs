@@ -228,6 +228,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn stops_before_the_last_line_and_at_a_line_of_another_shape() {
         let opts = EncodeOptions::DEFAULT;
         let text = wrapped(&[7u8; 570], opts, 76, b"\r\n"); // 760 characters, 10 lines
@@ -250,6 +251,7 @@ mod tests {
     /// exactly what the scalar decoder (the definition) gives, under every
     /// option set.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn line_path_agrees_with_the_scalar_decoder() {
         let seed = 0x5EED_0006;
         println!("seed {seed:#x}");
@@ -306,6 +308,7 @@ mod tests {
     /// gives the one-shot result: the line path stops and starts at step
     /// boundaries, and hands over to the general path mid-way.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn sliced_decode_agrees_on_wrapped_input() {
         use crate::job::{run_to_end, DecodeJob};
         let seed = 0x5EED_0007;

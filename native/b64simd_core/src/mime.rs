@@ -361,6 +361,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn otp_examples() {
         let strict = DecodeOptions::DEFAULT;
         let loose = options(Alphabet::Standard, false);
@@ -399,6 +400,7 @@ mod tests {
     /// Random inputs full of garbage, `=` and whitespace: one shot and every
     /// slicing equal the transcription of OTP's code.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn equals_otp_rules_on_garbage() {
         let seed = 0x5EED_0011;
         println!("seed {seed:#x}");
@@ -441,6 +443,7 @@ mod tests {
     /// MIME and PEM bodies, clean or with one stray byte anywhere, so that a
     /// sliced job starts on the line path or simdutf and switches mid-way.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn clean_bodies_and_late_garbage() {
         use crate::options::EncodeOptions;
         use crate::wrap::{encode_wrapped_into, wrapped_len, LineBreak, Lines};
@@ -493,6 +496,7 @@ mod tests {
     /// Blocks: inputs longer than one filter block, garbage at the start so
     /// that the filter does the whole decode.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn long_inputs_cross_filter_blocks() {
         let seed = 0x5EED_0012;
         println!("seed {seed:#x}");

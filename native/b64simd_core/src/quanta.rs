@@ -223,6 +223,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn examples() {
         let opts = DecodeOptions {
             padding_required: false,
@@ -249,6 +250,7 @@ mod tests {
     /// of the bytes it says it consumed, those are whole quanta, and what
     /// is left is at most a partial quantum; any slicing answers the same.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn agrees_with_the_scalar_decoder() {
         let seed = 0x5EED_0008;
         println!("seed {seed:#x}");

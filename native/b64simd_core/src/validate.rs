@@ -181,6 +181,7 @@ mod tests {
     /// `try_decode` on mutated encodings, for every option and several
     /// scratch sizes and slicings.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn same_verdict_as_try_decode() {
         let seed = 0x5EED_0014;
         println!("seed {seed:#x}");
@@ -233,6 +234,7 @@ mod tests {
     /// Line-wrapped text with a stray byte or none: the line path (one shot
     /// and sliced) gives `try_decode`'s verdict and reason.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn same_verdict_on_wrapped_text() {
         let seed = 0x5EED_0015;
         println!("seed {seed:#x}");
@@ -270,6 +272,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn examples() {
         let strict = DecodeOptions::DEFAULT;
         assert!(is_valid(b"", strict));

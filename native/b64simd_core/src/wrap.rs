@@ -330,6 +330,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn pem_and_mime_shapes() {
         let lf = Lines {
             length: 4,
@@ -374,6 +375,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn equals_reference_for_every_length_and_slicing() {
         let seed = 0x5EED_0010;
         println!("seed {seed:#x}");
@@ -437,6 +439,7 @@ mod tests {
     /// does (whole 3-byte groups, the rest carried, the column kept), give
     /// the one-shot output for every line shape and many cuttings.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn pieces_after_pieces_equal_the_whole() {
         let seed = 0x5EED_0016;
         println!("seed {seed:#x}");
