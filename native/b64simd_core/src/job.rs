@@ -22,14 +22,29 @@ pub enum Step {
     Failed(DecodeError),
 }
 
-/// Steps a job until it finishes: the bytes written or the error. The
-/// one-shot form of a sliced job.
-pub fn run_to_end(mut step: impl FnMut() -> Step) -> Result<usize, DecodeError> {
-    loop {
-        match step() {
-            Step::More => continue,
-            Step::Done(written) => return Ok(written),
-            Step::Failed(error) => return Err(error),
+/// Work done in steps over one input and one output buffer allocated up
+/// front: encode, wrapped encode, decode, MIME decode, validation and the
+/// stream's quanta are all jobs. Between steps a job holds only positions,
+/// so the NIF can hand the scheduler back between any two.
+pub trait Job {
+    /// Works on about `max_input` more input bytes. `input` is the whole
+    /// input and `output` the whole output buffer, the same on every step.
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step;
+
+    /// Steps of `max_input` bytes until the job finishes: the bytes written
+    /// or the error. The one-shot form of a sliced job.
+    fn run_to_end(
+        &mut self,
+        input: &[u8],
+        output: &mut [u8],
+        max_input: usize,
+    ) -> Result<usize, DecodeError> {
+        loop {
+            match self.step(input, output, max_input) {
+                Step::More => continue,
+                Step::Done(written) => return Ok(written),
+                Step::Failed(error) => return Err(error),
+            }
         }
     }
 }
@@ -56,15 +71,12 @@ impl EncodeJob {
             out_pos,
         }
     }
+}
 
-    /// Input bytes processed so far.
-    pub fn input_position(&self) -> usize {
-        self.in_pos
-    }
-
+impl Job for EncodeJob {
     /// Encodes at most `max_input` more bytes (rounded to whole 3-byte groups,
     /// so no slice but the last has padding). `output` is the whole output.
-    pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let remaining = input.len() - self.in_pos;
         let take = if remaining <= max_input.max(3) {
             remaining
@@ -125,14 +137,34 @@ impl DecodeJob {
         }
     }
 
-    /// Input bytes processed so far.
-    pub fn input_position(&self) -> usize {
-        self.in_pos
+    /// The scalar decoder is an order of magnitude slower than the SIMD
+    /// kernels the slice is sized for, so it gets a sixteenth of the slice.
+    fn scalar_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let Some(decoder) = self.locating_error.as_mut() else {
+            return Step::More;
+        };
+        let end = input
+            .len()
+            .min(self.in_pos.saturating_add((max_input / 4).max(1)));
+        if let Err(error) = decoder.feed(&input[self.in_pos..end], self.in_pos, output) {
+            return Step::Failed(error);
+        }
+        self.in_pos = end;
+        if end < input.len() {
+            return Step::More;
+        }
+        match self.locating_error.take().map(|d| d.finish(output)) {
+            Some(Ok(total)) => Step::Done(total),
+            Some(Err(error)) => Step::Failed(error),
+            None => Step::More,
+        }
     }
+}
 
+impl Job for DecodeJob {
     /// Decodes about `max_input` more input bytes. `output` is the whole output
     /// buffer, at least `codec::decoded_len_bound(input)` bytes.
-    pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         if self.locating_error.is_some() {
             return self.scalar_step(input, output, max_input);
         }
@@ -203,29 +235,6 @@ impl DecodeJob {
             Err(error) => Step::Failed(error),
         }
     }
-
-    /// The scalar decoder is an order of magnitude slower than the SIMD
-    /// kernels the slice is sized for, so it gets a sixteenth of the slice.
-    fn scalar_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let Some(decoder) = self.locating_error.as_mut() else {
-            return Step::More;
-        };
-        let end = input
-            .len()
-            .min(self.in_pos.saturating_add((max_input / 4).max(1)));
-        if let Err(error) = decoder.feed(&input[self.in_pos..end], self.in_pos, output) {
-            return Step::Failed(error);
-        }
-        self.in_pos = end;
-        if end < input.len() {
-            return Step::More;
-        }
-        match self.locating_error.take().map(|d| d.finish(output)) {
-            Some(Ok(total)) => Step::Done(total),
-            Some(Err(error)) => Step::Failed(error),
-            None => Step::More,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -238,7 +247,7 @@ mod tests {
     fn encode_sliced(input: &[u8], opts: EncodeOptions, slice: usize) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
         let mut job = EncodeJob::new(opts);
-        let written = run_to_end(|| job.step(input, &mut out, slice));
+        let written = job.run_to_end(input, &mut out, slice);
         assert_eq!(written, Ok(out.len()));
         out
     }

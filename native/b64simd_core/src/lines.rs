@@ -310,7 +310,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn sliced_decode_agrees_on_wrapped_input() {
-        use crate::job::{run_to_end, DecodeJob};
+        use crate::job::{DecodeJob, Job};
         let seed = 0x5EED_0007;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
@@ -333,8 +333,9 @@ mod tests {
             for slice in [1, 1000, 20_000] {
                 let mut out = vec![0u8; text.len()];
                 let mut job = DecodeJob::new(opts);
-                let got =
-                    run_to_end(|| job.step(&text, &mut out, slice)).map(|n| out[..n].to_vec());
+                let got = job
+                    .run_to_end(&text, &mut out, slice)
+                    .map(|n| out[..n].to_vec());
                 assert_eq!(got, want, "round {round} slice {slice} {opts:?}");
             }
         }

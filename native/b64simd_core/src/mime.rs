@@ -20,7 +20,7 @@
 //! block. A job switches to filtering for good once simdutf fails.
 
 use crate::codec::{decode_variant, decode_window, decoded_len_bound, Window};
-use crate::job::{run_to_end, Step};
+use crate::job::{Job, Step};
 use crate::lines;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::scalar::{self, sextet, DecodeError};
@@ -74,38 +74,6 @@ impl MimeJob {
             filter: None,
             lines: true,
         }
-    }
-
-    /// Input bytes processed so far.
-    pub fn input_position(&self) -> usize {
-        self.in_pos
-    }
-
-    /// Decodes a slice's worth of input, `max_input` being what plain decode
-    /// does in a timeslice. `output` is the whole output, at least
-    /// `maximal_decoded_len(input.len())` bytes.
-    pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        if self.lines {
-            if let Some(step) = self.lines_step(input, output, max_input / LINES_COST) {
-                return step;
-            }
-            self.lines = false;
-        }
-        if self.filter.is_none() {
-            match self.simdutf_step(input, output, max_input / SIMDUTF_COST) {
-                Some(step) => return step,
-                None => {
-                    self.filter = Some(Box::new(Filter {
-                        classes: scalar::class_table_for(self.opts.alphabet),
-                        pending: [0; 4],
-                        pending_len: 0,
-                        last_significant: 0,
-                        pad_after_last: false,
-                    }))
-                }
-            }
-        }
-        self.filter_step(input, output, max_input / SLICE_COST)
     }
 
     /// The line path over about `max_input` bytes, or `None` if it made no
@@ -186,6 +154,35 @@ impl MimeJob {
             }
             _ => Step::Done(self.out_pos + decode_partial(pending, &mut output[self.out_pos..])),
         }
+    }
+}
+
+impl Job for MimeJob {
+    /// Decodes a slice's worth of input, `max_input` being what plain decode
+    /// does in a timeslice. `output` is the whole output, at least
+    /// `maximal_decoded_len(input.len())` bytes.
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        if self.lines {
+            if let Some(step) = self.lines_step(input, output, max_input / LINES_COST) {
+                return step;
+            }
+            self.lines = false;
+        }
+        if self.filter.is_none() {
+            match self.simdutf_step(input, output, max_input / SIMDUTF_COST) {
+                Some(step) => return step,
+                None => {
+                    self.filter = Some(Box::new(Filter {
+                        classes: scalar::class_table_for(self.opts.alphabet),
+                        pending: [0; 4],
+                        pending_len: 0,
+                        last_significant: 0,
+                        pad_after_last: false,
+                    }))
+                }
+            }
+        }
+        self.filter_step(input, output, max_input / SLICE_COST)
     }
 }
 
@@ -283,7 +280,7 @@ pub fn mime_decode_into(
     output: &mut [u8],
 ) -> Result<usize, DecodeError> {
     let mut job = MimeJob::new(opts);
-    run_to_end(|| job.step(input, output, usize::MAX))
+    job.run_to_end(input, output, usize::MAX)
 }
 
 #[cfg(test)]
@@ -357,7 +354,8 @@ mod tests {
     fn sliced(input: &[u8], opts: DecodeOptions, slice: usize) -> Result<Vec<u8>, DecodeError> {
         let mut out = vec![0u8; maximal_decoded_len(input.len())];
         let mut job = MimeJob::new(opts);
-        run_to_end(|| job.step(input, &mut out, slice)).map(|n| out[..n].to_vec())
+        job.run_to_end(input, &mut out, slice)
+            .map(|n| out[..n].to_vec())
     }
 
     #[test]

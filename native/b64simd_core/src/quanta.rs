@@ -14,7 +14,7 @@
 //! which finds the reason and its offset.
 
 use crate::codec::{check_skipped_bytes, decode_bounded, maximal_decoded_len, Window};
-use crate::job::Step;
+use crate::job::{Job, Step};
 use crate::lines;
 use crate::options::DecodeOptions;
 use crate::scalar::{sextet, DecodeError};
@@ -158,11 +158,13 @@ impl QuantaJob {
     pub fn consumed(&self) -> usize {
         self.carry_len + self.in_pos
     }
+}
 
+impl Job for QuantaJob {
     /// Decodes about `max_input` more bytes of `piece`. `Done(written)` when
     /// the whole quanta are decoded; `Failed(_)` when something is unusual
     /// (its reason means nothing: the stream takes its exact way).
-    pub fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let rest = &piece[self.in_pos..];
         if self.lines {
             let out = &mut output[self.out_pos..];

@@ -7,7 +7,7 @@
 use crate::codec::{
     check_final_quantum, check_skipped_bytes, decode_window, decodes_whole, Window,
 };
-use crate::job::{run_to_end, Step};
+use crate::job::{Job, Step};
 use crate::lines;
 use crate::options::DecodeOptions;
 use crate::scalar::Decoder;
@@ -45,16 +45,13 @@ impl ValidateJob {
             lines: !opts.reject_whitespace,
         }
     }
+}
 
-    /// Input bytes checked so far.
-    pub fn input_position(&self) -> usize {
-        self.in_pos
-    }
-
+impl Job for ValidateJob {
     /// Checks about `max_input` more input bytes, decoding into `scratch`
     /// (at least 6 bytes, its content is of no use to the caller).
     /// `Done(_)` means valid.
-    pub fn step(&mut self, input: &[u8], scratch: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], scratch: &mut [u8], max_input: usize) -> Step {
         if self.in_pos == 0 {
             // Whitespace before the text is skipped, as in DecodeJob.
             self.in_pos = crate::codec::trim_whitespace(input, self.opts).1;
@@ -155,7 +152,7 @@ fn is_valid_with(input: &[u8], opts: DecodeOptions, scratch: &mut [u8]) -> bool 
         return crate::codec::decode_into(input, opts, scratch).is_ok();
     }
     let mut job = ValidateJob::new(opts);
-    run_to_end(|| job.step(input, scratch, usize::MAX)).is_ok()
+    job.run_to_end(input, scratch, usize::MAX).is_ok()
 }
 
 #[cfg(test)]
@@ -174,7 +171,7 @@ mod tests {
     ) -> Result<(), DecodeError> {
         let mut scratch = vec![0u8; scratch];
         let mut job = ValidateJob::new(opts);
-        run_to_end(|| job.step(input, &mut scratch, slice)).map(|_| ())
+        job.run_to_end(input, &mut scratch, slice).map(|_| ())
     }
 
     /// The same verdict (and, for a sliced job, the same reason) as

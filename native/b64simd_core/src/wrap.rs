@@ -12,7 +12,7 @@
 //! byte.
 
 use crate::codec::{encode_into, encode_variant, encoded_len};
-use crate::job::Step;
+use crate::job::{Job, Step};
 use crate::options::EncodeOptions;
 use crate::scratch::with_scratch;
 
@@ -154,36 +154,6 @@ impl WrapJob {
         job
     }
 
-    /// Input bytes processed so far.
-    pub fn input_position(&self) -> usize {
-        self.in_pos
-    }
-
-    /// Encodes a slice's worth of input, `max_input` being plain encode's
-    /// (whole lines and 3-byte groups unless it is the end). `output` is the
-    /// whole output, exactly `wrapped_len` bytes.
-    pub fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let max_input = max_input / slice_cost(self.lines);
-        let unit = self.simdutf_unit.unwrap_or(3);
-        let remaining = input.len() - self.in_pos;
-        let take = if remaining <= max_input.max(unit) {
-            remaining
-        } else {
-            (max_input / unit).max(1) * unit
-        };
-        if self.simdutf_unit.is_some() {
-            self.encode_lines(&input[self.in_pos..self.in_pos + take], output);
-        } else {
-            self.encode_blocks(&input[self.in_pos..self.in_pos + take], output);
-        }
-        self.in_pos += take;
-        if self.in_pos == input.len() {
-            Step::Done(self.out_pos)
-        } else {
-            Step::More
-        }
-    }
-
     /// `piece` is whole units, or the end of the input: its wrapped encoding
     /// is whole lines but for the last, and an LF separates it from the
     /// previous piece's.
@@ -260,6 +230,33 @@ impl WrapJob {
     }
 }
 
+impl Job for WrapJob {
+    /// Encodes a slice's worth of input, `max_input` being plain encode's
+    /// (whole lines and 3-byte groups unless it is the end). `output` is the
+    /// whole output, exactly `wrapped_len` bytes.
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let max_input = max_input / slice_cost(self.lines);
+        let unit = self.simdutf_unit.unwrap_or(3);
+        let remaining = input.len() - self.in_pos;
+        let take = if remaining <= max_input.max(unit) {
+            remaining
+        } else {
+            (max_input / unit).max(1) * unit
+        };
+        if self.simdutf_unit.is_some() {
+            self.encode_lines(&input[self.in_pos..self.in_pos + take], output);
+        } else {
+            self.encode_blocks(&input[self.in_pos..self.in_pos + take], output);
+        }
+        self.in_pos += take;
+        if self.in_pos == input.len() {
+            Step::Done(self.out_pos)
+        } else {
+            Step::More
+        }
+    }
+}
+
 /// Copies whole lines, each followed by a break. The two real uses (MIME 76,
 /// PEM 64) get a copy with the sizes known at compile time, which becomes a
 /// few vector moves per line instead of a call to `memcpy`.
@@ -308,7 +305,7 @@ pub fn encode_wrapped_into(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::run_to_end;
+    use crate::job::Job;
     use crate::options::Alphabet;
     use crate::test_support::Rng;
 
@@ -324,7 +321,7 @@ mod tests {
     fn wrapped(input: &[u8], opts: EncodeOptions, lines: Lines, slice: usize) -> Vec<u8> {
         let mut out = vec![0u8; wrapped_len(input.len(), opts.padding, lines).unwrap()];
         let mut job = WrapJob::new(opts, lines);
-        let written = run_to_end(|| job.step(input, &mut out, slice));
+        let written = job.run_to_end(input, &mut out, slice);
         assert_eq!(written, Ok(out.len()));
         out
     }
@@ -430,7 +427,7 @@ mod tests {
             let group = [carry, &data[..taken]].concat();
             WrapJob::after_group(opts, lines, column, &group, taken, &mut out)
         };
-        let written = run_to_end(|| job.step(data, &mut out, slice));
+        let written = job.run_to_end(data, &mut out, slice);
         assert_eq!(written, Ok(len));
         out
     }

@@ -3,12 +3,12 @@
 
 use crate::atoms;
 use crate::charge::{charge, charge_decode, TIMED_CALL_BYTES};
-use crate::jobs::{start_job, JobKind};
+use crate::jobs::start_job;
 use crate::term::HEAP_BINARY_MAX;
 use crate::term::{alloc_binary, decode_options, error_term, joined_len, new_binary, shrink};
 use b64simd_core::budget::{self, Work};
 use b64simd_core::codec;
-use b64simd_core::job::{run_to_end, DecodeJob};
+use b64simd_core::job::{DecodeJob, Job};
 use b64simd_core::mime::{self, MimeJob};
 use b64simd_core::options::DecodeOptions;
 use b64simd_core::quanta::{self, Start};
@@ -24,7 +24,7 @@ pub(crate) fn decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult
     let opts = decode_options(flags)?;
     if budget::is_sliced(Work::Decode, input.len()) {
         let output = alloc_binary(codec::decoded_len_bound(input))?;
-        return start_job(env, JobKind::Decode(DecodeJob::new(opts)), output, input);
+        return start_job(env, DecodeJob::new(opts), output, input);
     }
     let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
     let (result, held_whitespace) = decode_now(env, input, opts)?;
@@ -109,12 +109,12 @@ fn decode_quanta<'a>(
         Some(Start::Job(job)) => job,
     };
     if budget::is_sliced(Work::Decode, piece.len()) {
-        return start_job(env, JobKind::Quanta(job), output, &piece);
+        return start_job(env, job, output, &piece);
     }
     // Inline, charged as decode/2 charges a call of this size.
     let mut job = job;
     let started = (piece.len() >= TIMED_CALL_BYTES).then(Instant::now);
-    let done = run_to_end(|| job.step(&piece, output.as_mut_slice(), usize::MAX));
+    let done = job.run_to_end(&piece, output.as_mut_slice(), usize::MAX);
     let Ok(written) = done else {
         return Ok(atoms::exact().encode(env));
     };
@@ -135,7 +135,7 @@ pub(crate) fn mime_decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifR
     let cost = mime::SLICE_COST;
     if budget::is_sliced(Work::Decode, input.len().saturating_mul(cost)) {
         let output = alloc_binary(max_len)?;
-        return start_job(env, JobKind::MimeDecode(MimeJob::new(opts)), output, input);
+        return start_job(env, MimeJob::new(opts), output, input);
     }
     let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
     let (result, _) = decode_to_term(env, max_len, |output| {
@@ -152,12 +152,7 @@ pub(crate) fn is_valid<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResu
     let opts = decode_options(flags)?;
     if budget::is_sliced(Work::Decode, input.len()) {
         let scratch = alloc_binary(validate::SCRATCH)?;
-        return start_job(
-            env,
-            JobKind::Validate(ValidateJob::new(opts)),
-            scratch,
-            input,
-        );
+        return start_job(env, ValidateJob::new(opts), scratch, input);
     }
     let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
     let valid = validate::is_valid(input, opts);

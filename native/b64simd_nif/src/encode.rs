@@ -1,12 +1,12 @@
 //! Encode: one-shot, after a stream's carry, and line-wrapped.
 
 use crate::charge::{charge, TIMED_CALL_BYTES};
-use crate::jobs::{start_job, JobKind};
+use crate::jobs::start_job;
 use crate::term::HEAP_BINARY_MAX;
 use crate::term::{alloc_binary, encode_options, joined_len, new_binary, shrink, system_limit};
 use b64simd_core::budget::{self, Work};
 use b64simd_core::codec;
-use b64simd_core::job::{run_to_end, EncodeJob};
+use b64simd_core::job::{EncodeJob, Job};
 use b64simd_core::options::EncodeOptions;
 use b64simd_core::wrap::{self, LineBreak, Lines, WrapJob};
 use rustler::{Binary, Encoder, Env, Error, NifResult, Term};
@@ -20,7 +20,7 @@ pub(crate) fn encode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult
     let out_len = codec::encoded_len(input.len(), opts.padding).ok_or_else(system_limit)?;
     if budget::is_sliced(Work::Encode, input.len()) {
         let output = alloc_binary(out_len)?;
-        return start_job(env, JobKind::Encode(EncodeJob::new(opts)), output, input);
+        return start_job(env, EncodeJob::new(opts), output, input);
     }
     let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
     let result = encode_now(env, input, opts, out_len)?;
@@ -59,7 +59,7 @@ fn encode_after<'a>(
     codec::encode_into(&group, opts, &mut output.as_mut_slice()[..4]);
     if budget::is_sliced(Work::Encode, rest.len()) {
         let job = EncodeJob::resume(opts, taken, 4);
-        return start_job(env, JobKind::Encode(job), output, data);
+        return start_job(env, job, output, data);
     }
     let started = (rest.len() >= TIMED_CALL_BYTES).then(Instant::now);
     codec::encode_into(rest, opts, &mut output.as_mut_slice()[4..]);
@@ -135,12 +135,7 @@ fn encode_wrapped<'a>(
     let mut output = alloc_binary(out_len)?;
     let cost = wrap::slice_cost(lines);
     if budget::is_sliced(Work::Encode, input.len().saturating_mul(cost)) {
-        return start_job(
-            env,
-            JobKind::EncodeWrapped(WrapJob::new(opts, lines)),
-            output,
-            &input,
-        );
+        return start_job(env, WrapJob::new(opts, lines), output, &input);
     }
     let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
     wrap::encode_wrapped_into(&input, opts, lines, output.as_mut_slice());
@@ -181,13 +176,14 @@ fn encode_wrapped_after<'a>(
     };
     let cost = wrap::slice_cost(lines);
     if budget::is_sliced(Work::Encode, data.len().saturating_mul(cost)) {
-        return start_job(env, JobKind::EncodeWrapped(job), output, &data);
+        return start_job(env, job, output, &data);
     }
     // Inline, charged as encode_wrapped/4 charges a call of this size.
     let mut job = job;
     let started = (data.len() >= TIMED_CALL_BYTES).then(Instant::now);
     // A wrap job never fails; if one did, badarg rather than a wrong text.
-    let written = run_to_end(|| job.step(&data, output.as_mut_slice(), usize::MAX))
+    let written = job
+        .run_to_end(&data, output.as_mut_slice(), usize::MAX)
         .map_err(|_| Error::BadArg)?;
     charge(env, Work::Encode, data.len().saturating_mul(cost), started);
     Ok(shrink(output, written).release(env).encode(env))

@@ -5,28 +5,61 @@
 use crate::atoms;
 use crate::term::{error_term, shrink};
 use b64simd_core::budget;
-use b64simd_core::job::{DecodeJob, EncodeJob, Step};
+use b64simd_core::job::{DecodeJob, EncodeJob, Job, Step};
 use b64simd_core::mime::MimeJob;
 use b64simd_core::quanta::QuantaJob;
+use b64simd_core::scalar::DecodeError;
 use b64simd_core::validate::ValidateJob;
 use b64simd_core::wrap::WrapJob;
 use rustler::{Binary, Encoder, Env, Error, NifResult, OwnedBinary, ResourceArc, Term};
 use std::sync::Mutex;
 use std::time::Instant;
 
-pub(crate) enum JobKind {
-    Encode(EncodeJob),
-    Decode(DecodeJob),
-    EncodeWrapped(WrapJob),
-    MimeDecode(MimeJob),
-    /// Its output buffer is only scratch; the result is `true | false`.
-    Validate(ValidateJob),
-    /// The result is `{Data, Consumed}`, or `exact` if it fails.
-    Quanta(QuantaJob),
+/// A job as the NIF runs it: its steps (`Job`), and the terms its end
+/// makes. By default the output binary, or `{error, Reason}`.
+pub(crate) trait NifJob: Job + Send {
+    /// The result once the job is done: `written` bytes of `output` are
+    /// its output.
+    fn finished<'a>(&self, env: Env<'a>, output: OwnedBinary, written: usize) -> Term<'a> {
+        shrink(output, written).release(env).encode(env)
+    }
+
+    /// The result once the job has failed.
+    fn failed<'a>(&self, env: Env<'a>, error: DecodeError) -> Term<'a> {
+        error_term(env, error)
+    }
+}
+
+impl NifJob for EncodeJob {}
+impl NifJob for WrapJob {}
+impl NifJob for DecodeJob {}
+impl NifJob for MimeJob {}
+
+/// Its output buffer is only scratch: the result is `true | false`.
+impl NifJob for ValidateJob {
+    fn finished<'a>(&self, env: Env<'a>, _scratch: OwnedBinary, _written: usize) -> Term<'a> {
+        true.encode(env)
+    }
+
+    fn failed<'a>(&self, env: Env<'a>, _error: DecodeError) -> Term<'a> {
+        false.encode(env)
+    }
+}
+
+/// `{Data, Consumed}`, or `exact` when the stream must take its exact way.
+impl NifJob for QuantaJob {
+    fn finished<'a>(&self, env: Env<'a>, output: OwnedBinary, written: usize) -> Term<'a> {
+        let data = shrink(output, written).release(env);
+        (data, self.consumed()).encode(env)
+    }
+
+    fn failed<'a>(&self, env: Env<'a>, _error: DecodeError) -> Term<'a> {
+        atoms::exact().encode(env)
+    }
 }
 
 struct JobState {
-    kind: JobKind,
+    job: Box<dyn NifJob>,
     /// `None` once the result has been handed to Erlang. (`OwnedBinary` is
     /// `Send`, and the job's mutex serialises every access to it.)
     output: Option<OwnedBinary>,
@@ -50,12 +83,12 @@ impl rustler::Resource for SlicedJob {}
 /// finish within their first slice and never allocate one.
 pub(crate) fn start_job<'a>(
     env: Env<'a>,
-    kind: JobKind,
+    job: impl NifJob + 'static,
     output: OwnedBinary,
     input: &[u8],
 ) -> NifResult<Term<'a>> {
     let mut state = JobState {
-        kind,
+        job: Box::new(job),
         output: Some(output),
     };
     match run_steps(env, &mut state, input)? {
@@ -106,14 +139,7 @@ fn run_steps<'a>(env: Env<'a>, state: &mut JobState, input: &[u8]) -> NifResult<
     let step_bytes = forced.unwrap_or(budget::STEP_BYTES);
     let started = Instant::now();
     let step = loop {
-        let step = match &mut state.kind {
-            JobKind::Encode(j) => j.step(input, output.as_mut_slice(), step_bytes),
-            JobKind::Decode(j) => j.step(input, output.as_mut_slice(), step_bytes),
-            JobKind::EncodeWrapped(j) => j.step(input, output.as_mut_slice(), step_bytes),
-            JobKind::MimeDecode(j) => j.step(input, output.as_mut_slice(), step_bytes),
-            JobKind::Validate(j) => j.step(input, output.as_mut_slice(), step_bytes),
-            JobKind::Quanta(j) => j.step(input, output.as_mut_slice(), step_bytes),
-        };
+        let step = state.job.step(input, output.as_mut_slice(), step_bytes);
         if forced.is_some() || step != Step::More || started.elapsed() >= budget::SLICE_TARGET {
             break step;
         }
@@ -125,22 +151,11 @@ fn run_steps<'a>(env: Env<'a>, state: &mut JobState, input: &[u8]) -> NifResult<
             let Some(output) = state.output.take() else {
                 return Err(Error::BadArg);
             };
-            if let JobKind::Validate(_) = state.kind {
-                return Ok(Some(true.encode(env)));
-            }
-            let data = shrink(output, written).release(env);
-            Ok(Some(match &state.kind {
-                JobKind::Quanta(job) => (data, job.consumed()).encode(env),
-                _ => data.encode(env),
-            }))
+            Ok(Some(state.job.finished(env, output, written)))
         }
         Step::Failed(error) => {
             state.output = None;
-            Ok(Some(match state.kind {
-                JobKind::Validate(_) => false.encode(env),
-                JobKind::Quanta(_) => atoms::exact().encode(env),
-                _ => error_term(env, error),
-            }))
+            Ok(Some(state.job.failed(env, error)))
         }
     }
 }
