@@ -107,16 +107,25 @@ impl Job for EncodeJob {
 /// a cache line and an AVX-512 register.
 const ALIGNED_GROUP: usize = 192;
 
+/// The decode engine of every sliced decode, `is_valid`'s included: one
+/// cascade (the line path, whole unbroken windows, simdutf's bounded decode,
+/// then the scalar decoder to locate an error) writing into one of two
+/// sinks. Decode keeps what it writes in the output buffer; validation
+/// (`discarding`) decodes window after window into a small scratch buffer,
+/// which stays in cache, and keeps only the count.
 #[derive(Clone, Debug)]
 pub struct DecodeJob {
     opts: DecodeOptions,
     in_pos: usize,
-    out_pos: usize,
+    /// Bytes the input decoded to so far: where decode writes next.
+    decoded: usize,
+    /// The output buffer is scratch: every window is written at its start.
+    discard: bool,
     /// Set once simdutf has reported an error: from here on the scalar
     /// decoder reads on from `in_pos` to find our exact reason and offset.
     locating_error: Option<scalar::Decoder>,
     /// True until a step meets anything but whole quanta of the alphabet:
-    /// until then each step is one plain simdutf decode, which costs less
+    /// until then each window is one plain simdutf decode, which costs less
     /// than the bounded-output variant (sliced decode ran at 0.89x of
     /// one-shot with the bounded variant alone).
     unbroken: bool,
@@ -126,44 +135,115 @@ pub struct DecodeJob {
 }
 
 impl DecodeJob {
+    /// A decode into the whole output buffer, at least
+    /// `codec::decoded_len_bound(input)` bytes; `Done(n)`: its first `n`.
     pub fn new(opts: DecodeOptions) -> DecodeJob {
         DecodeJob {
             opts,
             in_pos: 0,
-            out_pos: 0,
+            decoded: 0,
+            discard: false,
             locating_error: None,
             unbroken: true,
             lines: !opts.reject_whitespace,
         }
     }
 
+    /// A decode that only gives the verdict: the output buffer is scratch
+    /// of at least 6 bytes (`validate::SCRATCH` for speed), and `Done(0)`
+    /// means valid.
+    pub fn discarding(opts: DecodeOptions) -> DecodeJob {
+        DecodeJob {
+            discard: true,
+            ..DecodeJob::new(opts)
+        }
+    }
+
+    /// Where the next bytes go: the rest of the output, or the whole
+    /// scratch (whole quanta of it) when discarding.
+    fn room<'o>(&self, output: &'o mut [u8]) -> &'o mut [u8] {
+        if self.discard {
+            let whole = output.len() / 3 * 3;
+            &mut output[..whole]
+        } else {
+            &mut output[self.decoded..]
+        }
+    }
+
+    fn advance(&mut self, consumed: usize, written: usize) {
+        self.in_pos += consumed;
+        self.decoded += written;
+    }
+
+    fn done(&self, written: usize) -> Step {
+        Step::Done(if self.discard { 0 } else { written })
+    }
+
+    /// The line path until `end`; false once it makes no progress.
+    fn decode_lines(&mut self, input: &[u8], output: &mut [u8], end: usize) -> bool {
+        while self.in_pos < end {
+            let room = self.room(output);
+            // A block of lines needs a block's room: scratch has less only
+            // in tests (the output buffer has room for the rest).
+            if self.discard && room.len() < lines::BLOCK_OUTPUT {
+                return false;
+            }
+            let rest = &input[self.in_pos..];
+            let budget = end - self.in_pos;
+            let Some(done) = lines::decode_some_lines(rest, self.opts.alphabet, room, budget)
+            else {
+                return false;
+            };
+            self.advance(done.consumed, done.written);
+        }
+        true
+    }
+
     /// The scalar decoder is an order of magnitude slower than the SIMD
-    /// kernels the slice is sized for, so it gets a sixteenth of the slice.
+    /// kernels the slice is sized for, so it gets a quarter of the slice.
     fn scalar_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let Some(decoder) = self.locating_error.as_mut() else {
-            return Step::More;
-        };
         let end = input
             .len()
             .min(self.in_pos.saturating_add((max_input / 4).max(1)));
-        if let Err(error) = decoder.feed(&input[self.in_pos..end], self.in_pos, output) {
-            return Step::Failed(error);
+        // Discarding, each piece's bytes (and a quantum carried into it)
+        // must fit the scratch.
+        let piece_max = if self.discard {
+            (output.len() / 3).saturating_sub(1).max(1) * 4
+        } else {
+            usize::MAX
+        };
+        let Some(decoder) = self.locating_error.as_mut() else {
+            return Step::More;
+        };
+        while self.in_pos < end {
+            let piece_end = end.min(self.in_pos.saturating_add(piece_max));
+            if let Err(error) = decoder.feed(&input[self.in_pos..piece_end], self.in_pos, output) {
+                return Step::Failed(error);
+            }
+            if self.discard {
+                decoder.discard_output();
+            }
+            self.in_pos = piece_end;
         }
-        self.in_pos = end;
-        if end < input.len() {
+        if self.in_pos < input.len() {
             return Step::More;
         }
         match self.locating_error.take().map(|d| d.finish(output)) {
-            Some(Ok(total)) => Step::Done(total),
+            Some(Ok(total)) => self.done(total),
             Some(Err(error)) => Step::Failed(error),
             None => Step::More,
         }
     }
+
+    fn locate_error(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let written = if self.discard { 0 } else { self.decoded };
+        self.locating_error = Some(scalar::Decoder::new(self.opts, written));
+        self.scalar_step(input, output, max_input)
+    }
 }
 
 impl Job for DecodeJob {
-    /// Decodes about `max_input` more input bytes. `output` is the whole output
-    /// buffer, at least `codec::decoded_len_bound(input)` bytes.
+    /// Decodes about `max_input` more input bytes.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         if self.locating_error.is_some() {
             return self.scalar_step(input, output, max_input);
@@ -174,64 +254,62 @@ impl Job for DecodeJob {
             // unbroken and line paths (1 MiB: 1.3x the time).
             self.in_pos = codec::trim_whitespace(input, self.opts).1;
         }
-        let rest = &input[self.in_pos..];
-        if self.lines {
-            let out = &mut output[self.out_pos..];
-            if let Some(done) = lines::decode_some_lines(rest, self.opts.alphabet, out, max_input) {
-                self.in_pos += done.consumed;
-                self.out_pos += done.written;
-                return Step::More;
-            }
+        let end = input.len().min(self.in_pos.saturating_add(max_input));
+        if self.lines && !self.decode_lines(input, output, end) {
             self.lines = false;
         }
-        if self.unbroken {
-            // Not the last piece: that one may end in padding, which the
-            // general path below checks.
-            let piece = &rest[..rest.len().min(max_input / 4 * 4)];
-            if !piece.is_empty()
-                && piece.len() < rest.len()
-                && codec::decodes_whole(piece, self.opts.alphabet, &mut output[self.out_pos..])
-            {
-                self.in_pos += piece.len();
-                self.out_pos += piece.len() / 4 * 3;
+        while self.in_pos < input.len() {
+            if self.in_pos >= end {
                 return Step::More;
             }
-            self.unbroken = false;
+            let rest = &input[self.in_pos..];
+            let budget = end - self.in_pos;
+            let alphabet = self.opts.alphabet;
+            if self.unbroken {
+                // Not the last piece: that one may end in padding, which
+                // the bounded decode below checks.
+                let room = self.room(output);
+                let piece = &rest[..rest.len().min(budget / 4 * 4).min(room.len() / 3 * 4)];
+                if !piece.is_empty()
+                    && piece.len() < rest.len()
+                    && codec::decodes_whole(piece, alphabet, room)
+                {
+                    self.advance(piece.len(), piece.len() / 4 * 3);
+                    continue;
+                }
+                self.unbroken = false;
+            }
+            let room = self.room(output);
+            let window = if codec::maximal_decoded_len(rest.len()) <= budget / 4 * 3 {
+                room.len()
+            } else {
+                (budget / 4).max(1) * 3
+            }
+            .min(room.len());
+            let loose = LastChunkHandlingOptions::Loose;
+            let (result, written) =
+                codec::decode_bounded(rest, &mut room[..window], alphabet, loose);
+            let consumed = result.count;
+            let finished = consumed == rest.len();
+            let progressed = consumed > 0 || written > 0;
+            let ok = matches!(
+                result.error,
+                ErrorCode::Success | ErrorCode::OutputBufferTooSmall
+            );
+            // A window that is not the last must end on a whole quantum:
+            // anything else means simdutf met padding in mid-stream.
+            if !ok || !progressed || (!finished && written % 3 != 0) {
+                return self.locate_error(input, output, max_input);
+            }
+            if let Err(error) =
+                check_skipped_bytes(&rest[..consumed], written, self.opts, self.in_pos)
+            {
+                return Step::Failed(error);
+            }
+            self.advance(consumed, written);
         }
-        let capacity = output.len() - self.out_pos;
-        let window = if codec::maximal_decoded_len(rest.len()) <= max_input / 4 * 3 {
-            capacity
-        } else {
-            (max_input / 4).max(1) * 3
-        }
-        .min(capacity);
-        let out = &mut output[self.out_pos..self.out_pos + window];
-        let loose = LastChunkHandlingOptions::Loose;
-        let (result, written) = codec::decode_bounded(rest, out, self.opts.alphabet, loose);
-        let consumed = result.count;
-        let finished = consumed == rest.len();
-        let progressed = consumed > 0 || written > 0;
-        let ok = matches!(
-            result.error,
-            ErrorCode::Success | ErrorCode::OutputBufferTooSmall
-        );
-        // A slice that is not the last must end on a whole quantum: anything
-        // else means simdutf met padding in mid-stream.
-        if !ok || !progressed || (!finished && written % 3 != 0) {
-            self.locating_error = Some(scalar::Decoder::new(self.opts, self.out_pos));
-            return self.scalar_step(input, output, max_input);
-        }
-        if let Err(error) = check_skipped_bytes(&rest[..consumed], written, self.opts, self.in_pos)
-        {
-            return Step::Failed(error);
-        }
-        self.in_pos += consumed;
-        self.out_pos += written;
-        if !finished {
-            return Step::More;
-        }
-        match check_final_quantum(input, self.out_pos, self.opts) {
-            Ok(()) => Step::Done(self.out_pos),
+        match check_final_quantum(input, self.decoded, self.opts) {
+            Ok(()) => self.done(self.decoded),
             Err(error) => Step::Failed(error),
         }
     }

@@ -1,16 +1,11 @@
 //! `is_valid`: the verdict of `try_decode` (same options, same rules) without
-//! the output binary. The input is decoded window by window into a small
-//! scratch buffer that stays in cache, with simdutf and the same checks as
-//! `codec::decode_into`; when simdutf reports an error, the scalar decoder
-//! (the definition of the rules) reads on, into the same scratch buffer.
+//! the output binary. Small inputs decode whole into a scratch buffer; larger
+//! ones go through the decode engine (`DecodeJob`) with a sink that discards,
+//! window by window into a scratch buffer that stays in cache.
 
-use crate::codec::{
-    check_final_quantum, check_skipped_bytes, decode_window, decodes_whole, Window,
-};
-use crate::job::{Job, Step};
+use crate::job::{DecodeJob, Job, Step};
 use crate::lines;
 use crate::options::DecodeOptions;
-use crate::scalar::Decoder;
 use crate::scratch::with_scratch;
 
 /// Scratch bytes for a one-shot check: 16 KiB of input per simdutf call,
@@ -18,124 +13,21 @@ use crate::scratch::with_scratch;
 pub const SCRATCH: usize = 12 * 1024;
 const _: () = assert!(SCRATCH >= lines::BLOCK_OUTPUT);
 
+/// `is_valid`'s sliced job: the decode engine into a sink that discards
+/// (`DecodeJob::discarding`); its output buffer is scratch, and `Done(_)`
+/// means valid.
 #[derive(Clone, Debug)]
-pub struct ValidateJob {
-    opts: DecodeOptions,
-    in_pos: usize,
-    /// Bytes the input decodes to so far (never stored).
-    decoded: usize,
-    /// Set once simdutf has reported an error: the scalar decoder reads on.
-    scalar: Option<Decoder>,
-    /// True until a window holds anything but whole quanta of the alphabet:
-    /// until then simdutf's plain decode checks window after window, which
-    /// costs less per call than its bounded-output variant.
-    unbroken: bool,
-    /// True until the line path (`lines::decode_block`) makes no progress.
-    lines: bool,
-}
+pub struct ValidateJob(DecodeJob);
 
 impl ValidateJob {
     pub fn new(opts: DecodeOptions) -> ValidateJob {
-        ValidateJob {
-            opts,
-            in_pos: 0,
-            decoded: 0,
-            scalar: None,
-            unbroken: true,
-            lines: !opts.reject_whitespace,
-        }
+        ValidateJob(DecodeJob::discarding(opts))
     }
 }
 
 impl Job for ValidateJob {
-    /// Checks about `max_input` more input bytes, decoding into `scratch`
-    /// (at least 6 bytes, its content is of no use to the caller).
-    /// `Done(_)` means valid.
     fn step(&mut self, input: &[u8], scratch: &mut [u8], max_input: usize) -> Step {
-        if self.in_pos == 0 {
-            // Whitespace before the text is skipped, as in DecodeJob.
-            self.in_pos = crate::codec::trim_whitespace(input, self.opts).1;
-        }
-        let window = scratch.len() / 3 * 3;
-        let end = input.len().min(self.in_pos.saturating_add(max_input));
-        // The line path decodes a block at a time, so it needs a block's
-        // room (the NIF gives SCRATCH; tests also try tiny ones).
-        if self.lines && scratch.len() >= lines::BLOCK_OUTPUT {
-            if let Some(shape) = lines::shape_of(&input[self.in_pos..]) {
-                let output = &mut scratch[..lines::BLOCK_OUTPUT];
-                while let Some(block) =
-                    lines::decode_block(&input[self.in_pos..], shape, self.opts.alphabet, output)
-                {
-                    self.in_pos += block.consumed;
-                    self.decoded += block.written;
-                    if self.in_pos >= end {
-                        return Step::More;
-                    }
-                }
-            }
-            self.lines = false;
-        }
-        while self.scalar.is_none() && self.in_pos < input.len() {
-            let rest = &input[self.in_pos..];
-            if self.unbroken {
-                let piece = &rest[..rest.len().min(window / 3 * 4)];
-                if piece.len() < rest.len() && decodes_whole(piece, self.opts.alphabet, scratch) {
-                    self.in_pos += piece.len();
-                    self.decoded += piece.len() / 4 * 3;
-                    if self.in_pos >= end {
-                        return Step::More;
-                    }
-                    continue;
-                }
-                self.unbroken = false;
-            }
-            // Anything but whole quanta before the end means padding in
-            // mid-stream: the scalar decoder finds the reason.
-            let Some(Window { consumed, written }) =
-                decode_window(rest, &mut scratch[..window], self.opts.alphabet)
-            else {
-                self.scalar = Some(Decoder::new(self.opts, 0));
-                break;
-            };
-            if let Err(error) =
-                check_skipped_bytes(&rest[..consumed], written, self.opts, self.in_pos)
-            {
-                return Step::Failed(error);
-            }
-            self.in_pos += consumed;
-            self.decoded += written;
-            if self.in_pos >= end && self.in_pos < input.len() {
-                return Step::More;
-            }
-        }
-        let Some(decoder) = self.scalar.as_mut() else {
-            return match check_final_quantum(input, self.decoded, self.opts) {
-                Ok(()) => Step::Done(0),
-                Err(error) => Step::Failed(error),
-            };
-        };
-        // The scalar decoder is several times slower than any SIMD kernel,
-        // so it gets a quarter of the slice; each piece fits the scratch.
-        let piece_len = (scratch.len() / 3 - 1) * 4;
-        let end = input
-            .len()
-            .min(self.in_pos.saturating_add((max_input / 4).max(1)));
-        while self.in_pos < end {
-            let piece_end = end.min(self.in_pos + piece_len);
-            if let Err(error) = decoder.feed(&input[self.in_pos..piece_end], self.in_pos, scratch) {
-                return Step::Failed(error);
-            }
-            decoder.discard_output();
-            self.in_pos = piece_end;
-        }
-        if self.in_pos < input.len() {
-            return Step::More;
-        }
-        match self.scalar.take().map(|d| d.finish(scratch)) {
-            Some(Ok(_)) => Step::Done(0),
-            Some(Err(error)) => Step::Failed(error),
-            None => Step::More,
-        }
+        self.0.step(input, scratch, max_input)
     }
 }
 

@@ -33,8 +33,9 @@ fn main() {
     let variant = Base64Options::Default;
     let mut text = vec![0u8; simdutf::base64_length_from_binary(plain.len(), variant)];
     // SAFETY: `text` is exactly simdutf's own length for this input.
-    let encoded =
-        unsafe { simdutf::binary_to_base64(plain.as_ptr(), plain.len(), text.as_mut_ptr(), variant) };
+    let encoded = unsafe {
+        simdutf::binary_to_base64(plain.as_ptr(), plain.len(), text.as_mut_ptr(), variant)
+    };
     assert_eq!(encoded, text.len());
     let written = match direction.as_str() {
         "encode" => {
@@ -67,5 +68,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    println!("asan_canary: {direction} of {len} bytes wrote {written} past a short buffer unnoticed");
+    println!(
+        "asan_canary: {direction} of {len} bytes wrote {written} past a short buffer unnoticed"
+    );
 }
