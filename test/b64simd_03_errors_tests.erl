@@ -318,3 +318,51 @@ unknown_keys_are_refused_where_otp_ignores_them_test() ->
     ?assertError(badarg, b64simd:encode(Data, #{mod => urlsafe})),
     ?assertError(badarg, b64simd:decode(<<"__4=">>, #{mod => urlsafe})),
     ?assertError(badarg, b64simd:try_decode(<<"__4=">>, #{mod => urlsafe})).
+
+%% The option parser against the option semantics, written out here apart
+%% from it: every map of every kind of call (each key absent or set to each
+%% valid value, plus one bad value), so each of the parser's quick clauses
+%% and its general fold is checked against the same expectation.
+option_parser_agrees_with_the_table_test_() ->
+    Keys = #{encode => [{mode, [standard, urlsafe]}, {padding, [true, false]},
+                        {line_length, [76]}, {line_break, [lf]}],
+             decode => [{mode, [standard, urlsafe, any]}, {padding, [true, false]},
+                        {whitespace, [skip, reject]}, {canonical, [false, true]}],
+             mime => [{mode, [standard, urlsafe, any]}, {padding, [true, false]}]},
+    %% encode's line options' values are checked by line_options/1, so
+    %% encode is parsed as the stream does, both at once.
+    Encode = fun(Map) ->
+                     case b64simd_options:encode_parsed(Map) of
+                         {Flags, _Lines} -> Flags;
+                         badarg -> badarg
+                     end
+             end,
+    Parse = #{encode => Encode,
+              decode => fun b64simd_options:decode_flags/1,
+              mime => fun b64simd_options:mime_flags/1},
+    [{atom_to_list(Kind), fun() -> parses_every_map(maps:get(Kind, Parse), KindKeys) end}
+     || {Kind, KindKeys} <- maps:to_list(Keys)].
+
+parses_every_map(Parse, Keys) ->
+    Maps = lists:foldl(fun({Key, Values}, Acc) ->
+                               [M#{Key => V} || M <- Acc, V <- Values ++ [bogus]] ++ Acc
+                       end, [#{}], Keys),
+    [?assertEqual(expected_flags(Map, Keys), Parse(Map), Map) || Map <- Maps],
+    ?assertEqual(badarg, Parse(#{mod => urlsafe})),
+    ?assertEqual(badarg, Parse([{mode, urlsafe}])).
+
+expected_flags(Map, Keys) ->
+    Valid = lists:all(fun({Key, Value}) ->
+                              lists:member(Value, proplists:get_value(Key, Keys, []))
+                      end, maps:to_list(Map)),
+    case Valid of
+        false ->
+            badarg;
+        true ->
+            %% Bits as src/b64simd_flags.hrl defines them.
+            Mode = #{standard => 0, urlsafe => 1, any => 2},
+            maps:get(maps:get(mode, Map, standard), Mode)
+                bor case maps:get(padding, Map, true) of true -> 4; false -> 0 end
+                bor case maps:get(whitespace, Map, skip) of reject -> 8; skip -> 0 end
+                bor case maps:get(canonical, Map, false) of true -> 16; false -> 0 end
+    end.
