@@ -3,7 +3,7 @@
 %% take already-validated binaries and option flags from `b64simd'.
 -module(b64simd_nif).
 
--export([encode/2, decode/2, continue/2, encode_after/3, decode_quanta/3]).
+-export([encode/2, decode/2, continue/2, encode_after/3, decode_quanta/3, decode_exact/2]).
 -export([encode_wrapped/4, encode_wrapped_after/6, mime_decode/2, is_valid/2, kernel/0]).
 
 -on_load(load/0).
@@ -65,6 +65,13 @@ decode(_Data, _Flags) -> not_loaded(?LINE).
 -spec decode_quanta(binary(), binary(), non_neg_integer()) ->
     {binary(), non_neg_integer()} | exact | {continue, reference()}.
 decode_quanta(_Carry, _Piece, _Flags) -> not_loaded(?LINE).
+
+%% For b64simd_stream's exact way: Buffer (its carry and new piece joined)
+%% decoded to the data of its whole quanta, and the offsets in Buffer of
+%% the bytes the stream carries on; errors with offsets into Buffer.
+-spec decode_exact(binary(), non_neg_integer()) ->
+    {binary(), [non_neg_integer()]} | {error, term()} | {continue, reference()}.
+decode_exact(_Buffer, _Flags) -> not_loaded(?LINE).
 
 -spec continue(reference(), binary()) -> binary() | {error, term()} | {continue, reference()}.
 continue(_Job, _Data) -> not_loaded(?LINE).

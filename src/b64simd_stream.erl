@@ -266,115 +266,20 @@ left_over(Consumed, Binary, #decoder{carry = Carry, offsets = Segments, position
 segments(Offsets) ->
     lists:reverse(lists:zip(lists:seq(0, length(Offsets) - 1), Offsets)).
 
-decode_loose(<<>>, _Decoder) ->
-    {ok, <<>>};
-decode_loose(Base64, #decoder{loose = Loose}) ->
-    case b64simd_options:finish(b64simd_nif:decode(Base64, Loose), Base64) of
-        Data when is_binary(Data) -> {ok, Data};
-        {error, _} = Error -> Error
-    end.
-
-%% The exact way: the tail of whitespace and '=' of Buffer is read here, byte
-%% by byte; all before it (`Body', which ends with a byte that is neither)
-%% goes to the one-shot decoder with padding optional.
-%%
-%% Why every error of that decode is the stream's first problem: a '=' in
-%% Body is followed by a character or an invalid byte, a scan error at once,
-%% so only a clean Body without '=' reaches the end-of-input rules, and with
-%% padding optional and canonical off the only rule that can fail is a
-%% dangling character (`incomplete'). So `incomplete' means "one character
-%% left over", and every other error is one the whole stream has too, found
-%% scanning left to right, at the same offset.
-decode_exact(Buffer, Decoder, Next) ->
-    BodySize = byte_size(Buffer) - tail_size(Buffer, byte_size(Buffer)),
-    <<Body:BodySize/binary, Tail/binary>> = Buffer,
-    case decode_body(Body, Decoder) of
-        {ok, Data, Left} ->
-            %% Left: how many characters of Body's last quantum are not yet
-            %% decoded; they are carried, whitespace dropped.
-            {Chars, Offsets} = last_characters(Body, BodySize - 1, Left, [], [], Decoder),
-            case carry_tail(Tail, BodySize, Left, Chars, Offsets, Decoder) of
-                {NewCarry, NewOffsets} ->
-                    {Data, Next#decoder{carry = NewCarry, offsets = segments(NewOffsets)}};
-                {error, _, _} = Error ->
-                    Error
-            end;
+%% The exact way, in the NIF (native/b64simd_core/src/exact.rs): the data
+%% of the buffer's whole quanta and which of its bytes to carry on, or the
+%% stream's first error, with offsets into the buffer that are mapped here
+%% to the stream.
+decode_exact(Buffer, #decoder{loose = Loose} = Decoder, Next) ->
+    case b64simd_options:finish(b64simd_nif:decode_exact(Buffer, Loose), Buffer) of
         {error, Reason} ->
             {Absolute, Byte} = locate(Reason, Buffer, Decoder),
-            {error, Absolute, Byte}
+            {error, Absolute, Byte};
+        {Data, Kept} ->
+            Carry = << <<(binary:at(Buffer, At))>> || At <- Kept >>,
+            Offsets = [absolute(At, Decoder) || At <- Kept],
+            {Data, Next#decoder{carry = Carry, offsets = segments(Offsets)}}
     end.
-
-%% The data of Body's whole quanta, and how many characters are left over.
-decode_body(Body, Decoder) ->
-    case decode_loose(Body, Decoder) of
-        {ok, Data} ->
-            Whole = byte_size(Data) div 3 * 3,
-            <<WholeData:Whole/binary, _/binary>> = Data,
-            {ok, WholeData, left_characters(byte_size(Data) - Whole)};
-        {error, {incomplete, Last}} ->
-            %% Body is clean up to its last byte, the dangling character.
-            {ok, Data} = decode_loose(binary_part(Body, 0, Last), Decoder),
-            {ok, Data, 1};
-        {error, _} = Error ->
-            Error
-    end.
-
-left_characters(0) -> 0;
-left_characters(1) -> 2;
-left_characters(2) -> 3.
-
-%% Bytes of whitespace and '=' at the end of Buffer[0, Size).
-tail_size(Buffer, Size) ->
-    tail_size(Buffer, Size, 0).
-
-tail_size(_Buffer, 0, Count) ->
-    Count;
-tail_size(Buffer, Size, Count) ->
-    case binary:at(Buffer, Size - 1) of
-        Byte when Byte =:= $=; Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
-            tail_size(Buffer, Size - 1, Count + 1);
-        _ ->
-            Count
-    end.
-
-%% The last Left characters of Body (which decoded cleanly, so every other
-%% byte is whitespace), with their stream offsets.
-last_characters(_Body, _At, 0, Chars, Offsets, _Decoder) ->
-    {list_to_binary(Chars), Offsets};
-last_characters(Body, At, Left, Chars, Offsets, Decoder) ->
-    case binary:at(Body, At) of
-        Byte when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
-            last_characters(Body, At - 1, Left, Chars, Offsets, Decoder);
-        Byte ->
-            last_characters(Body, At - 1, Left - 1, [Byte | Chars],
-                            [absolute(At, Decoder) | Offsets], Decoder)
-    end.
-
-%% Reads the tail of whitespace and '=' after the last character, as the
-%% one-shot decoder scans it: '=' only after 2 or 3 characters of a quantum
-%% and no more than completes it; whitespace only when skipped.
-carry_tail(Tail, At, Left, Chars, Offsets, Decoder) ->
-    Allowed = case Left of
-                  2 -> 2;
-                  3 -> 1;
-                  _ -> 0
-              end,
-    carry_tail(Tail, At, Allowed, [Chars], lists:reverse(Offsets), Decoder, reject_whitespace(Decoder)).
-
-carry_tail(<<>>, _At, _Allowed, Carry, Offsets, _Decoder, _Reject) ->
-    {iolist_to_binary(lists:reverse(Carry)), lists:reverse(Offsets)};
-carry_tail(<<$=, Rest/binary>>, At, Allowed, Carry, Offsets, Decoder, Reject) when Allowed > 0 ->
-    carry_tail(Rest, At + 1, Allowed - 1, [$= | Carry], [absolute(At, Decoder) | Offsets],
-               Decoder, Reject);
-carry_tail(<<$=, _/binary>>, At, _Allowed, _Carry, _Offsets, Decoder, _Reject) ->
-    {error, {bad_padding, absolute(At, Decoder)}, $=};
-carry_tail(<<Byte, _/binary>>, At, _Allowed, _Carry, _Offsets, Decoder, true) ->
-    {error, {invalid_character, absolute(At, Decoder)}, Byte};
-carry_tail(<<_Whitespace, Rest/binary>>, At, Allowed, Carry, Offsets, Decoder, false) ->
-    carry_tail(Rest, At + 1, Allowed, Carry, Offsets, Decoder, false).
-
-reject_whitespace(#decoder{options = Options}) ->
-    maps:get(whitespace, Options, skip) =:= reject.
 
 %% The reason with its offset into Buffer (carry, then the new piece) made an
 %% offset into the stream, and the byte there.

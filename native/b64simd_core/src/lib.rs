@@ -9,13 +9,14 @@
 //!   tail, line-wrapped text, the general path);
 //! - `scalar`: the scalar decoder, the definition of every verdict, reason
 //!   and offset; `lines`: line-wrapped text gathered without its breaks;
-//! - `wrap`, `mime`, `validate`, `quanta`: wrapped encode, OTP's
-//!   `mime_decode`, `is_valid`, the stream's whole quanta;
+//! - `wrap`, `mime`, `validate`, `quanta`, `exact`: wrapped encode, OTP's
+//!   `mime_decode`, `is_valid`, the stream's whole quanta and its exact way;
 //! - `job`, `budget`, `scratch`: time-sliced jobs, their time budget and
 //!   the reductions a call is charged, per-thread scratch memory.
 
 pub mod budget;
 pub mod codec;
+pub mod exact;
 pub mod job;
 pub mod kernel;
 pub mod lines;

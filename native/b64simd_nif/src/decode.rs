@@ -8,6 +8,7 @@ use crate::term::HEAP_BINARY_MAX;
 use crate::term::{alloc_binary, decode_options, error_term, joined_len, new_binary, shrink};
 use b64simd_core::budget::{self, Work};
 use b64simd_core::codec;
+use b64simd_core::exact::ExactJob;
 use b64simd_core::job::{DecodeJob, Job};
 use b64simd_core::mime::{self, MimeJob};
 use b64simd_core::options::DecodeOptions;
@@ -83,6 +84,17 @@ fn decode_now<'a>(env: Env<'a>, input: &[u8], opts: DecodeOptions) -> NifResult<
 fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
     let opts = decode_options(flags)?;
     Ok(decode_now(env, &input, opts)?.0)
+}
+
+/// For `b64simd_stream`'s exact way: `buffer`, its carry and new piece
+/// joined, decoded as `ExactJob` does: `{Data, Kept}`, the data of the
+/// whole quanta and the offsets of the bytes to carry on; `{error, Reason}`
+/// with an offset into `buffer`; or for a big buffer `{continue, Job}`.
+#[rustler::nif]
+fn decode_exact<'a>(env: Env<'a>, buffer: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
+    let opts = decode_options(flags)?;
+    let output = alloc_binary(codec::maximal_decoded_len(buffer.len()))?;
+    start_job(env, ExactJob::new(opts), output, &buffer)
 }
 
 /// For `b64simd_stream`: the whole quanta at the start of `carry` followed

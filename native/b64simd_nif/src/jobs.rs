@@ -5,6 +5,7 @@
 use crate::atoms;
 use crate::term::{error_term, shrink};
 use b64simd_core::budget;
+use b64simd_core::exact::ExactJob;
 use b64simd_core::job::{DecodeJob, EncodeJob, Job, Step};
 use b64simd_core::mime::MimeJob;
 use b64simd_core::quanta::QuantaJob;
@@ -43,6 +44,14 @@ impl NifJob for ValidateJob {
 
     fn failed<'a>(&self, env: Env<'a>, _error: DecodeError) -> Term<'a> {
         false.encode(env)
+    }
+}
+
+/// `{Data, Kept}`: the whole quanta's data, the offsets of what to carry.
+impl NifJob for ExactJob {
+    fn finished<'a>(&self, env: Env<'a>, output: OwnedBinary, written: usize) -> Term<'a> {
+        let data = shrink(output, written).release(env);
+        (data, self.kept()).encode(env)
     }
 }
 

@@ -1,0 +1,187 @@
+//! The stream decoder's exact way (`b64simd_stream:decode/2`), for the
+//! carry and the new piece joined, when the quick way (`quanta`) gave up on
+//! something unusual: the data of every whole quantum, and which bytes the
+//! stream carries on, or the stream's first error.
+//!
+//! The buffer is read as its body, which ends with a byte that is neither
+//! whitespace nor `=`, and its tail of such bytes. The body goes through the
+//! decode engine (`DecodeJob`) with padding optional and canonical off, the
+//! stream's end-of-input rules being for its end (`decode_final/1`), so its
+//! errors are the whole stream's too, at the same offsets: a `=` in the
+//! body is followed by a character or an invalid byte, which fails at once,
+//! so only a clean body without `=` reaches the end-of-input rules, where
+//! the only one that can fail is a dangling character (`incomplete`), which
+//! is no error mid-stream. The tail is then read as the one-shot decoder
+//! scans it: `=` only after 2 or 3 characters of a quantum and no more
+//! than completes it, whitespace only when skipped.
+
+use crate::job::{DecodeJob, Job, Step};
+use crate::options::DecodeOptions;
+use crate::scalar::{is_otp_whitespace, DecodeError};
+
+#[derive(Clone, Debug)]
+pub struct ExactJob {
+    opts: DecodeOptions,
+    decode: DecodeJob,
+    /// The bytes `decode` reads: the body, or after a dangling character
+    /// the body before it.
+    limit: Option<usize>,
+    /// The body's length; set at the first step.
+    body_len: usize,
+    /// Decoding the body before its dangling character.
+    dangling: bool,
+    /// Once done: the offsets of the bytes the stream carries on.
+    kept: Vec<usize>,
+}
+
+impl ExactJob {
+    /// `opts`: the stream's own options.
+    pub fn new(opts: DecodeOptions) -> ExactJob {
+        let loose = DecodeOptions {
+            padding_required: false,
+            canonical: false,
+            ..opts
+        };
+        ExactJob {
+            opts,
+            decode: DecodeJob::new(loose),
+            limit: None,
+            body_len: 0,
+            dangling: false,
+            kept: Vec::new(),
+        }
+    }
+
+    /// Once done, the offsets in the buffer of the bytes to carry: the
+    /// characters of its last, partial or padded, quantum and the `=` after
+    /// them, in order.
+    pub fn kept(&self) -> &[usize] {
+        &self.kept
+    }
+
+    /// Reads the body's last `left` characters (those of its last quantum)
+    /// and the tail after the body into `kept`, or gives the tail's error.
+    fn finish(&mut self, input: &[u8], left: usize) -> Result<(), DecodeError> {
+        let body = &input[..self.body_len];
+        // The body decoded cleanly, so every byte that is not whitespace
+        // is a character.
+        let mut chars: Vec<usize> = (0..body.len())
+            .rev()
+            .filter(|&at| !is_otp_whitespace(body[at]))
+            .take(left)
+            .collect();
+        chars.reverse();
+        let mut pads_allowed = match left {
+            2 => 2,
+            3 => 1,
+            _ => 0,
+        };
+        for (at, &byte) in input.iter().enumerate().skip(self.body_len) {
+            if byte == b'=' {
+                if pads_allowed == 0 {
+                    return Err(DecodeError::BadPadding(at));
+                }
+                pads_allowed -= 1;
+                chars.push(at);
+            } else if self.opts.reject_whitespace {
+                return Err(DecodeError::InvalidCharacter(at));
+            }
+        }
+        self.kept = chars;
+        Ok(())
+    }
+}
+
+impl Job for ExactJob {
+    /// `Done(n)`: the first `n` bytes of `output` (at least
+    /// `codec::maximal_decoded_len(input.len())`) are the data of the
+    /// whole quanta, and `kept()` says what to carry.
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let limit = *self.limit.get_or_insert_with(|| {
+            let tail = input
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'=' || is_otp_whitespace(b))
+                .count();
+            self.body_len = input.len() - tail;
+            self.body_len
+        });
+        let (written, left) = match self.decode.step(&input[..limit], output, max_input) {
+            Step::More => return Step::More,
+            Step::Failed(DecodeError::Incomplete(last)) if !self.dangling => {
+                // One character left over: the whole quanta end before it.
+                self.dangling = true;
+                self.limit = Some(last);
+                self.decode = DecodeJob::new(DecodeOptions {
+                    padding_required: false,
+                    canonical: false,
+                    ..self.opts
+                });
+                return Step::More;
+            }
+            Step::Failed(error) => return Step::Failed(error),
+            Step::Done(written) if self.dangling => (written, 1),
+            // 1 or 2 bytes of a partial quantum: 2 or 3 characters.
+            Step::Done(written) => (written / 3 * 3, [0, 2, 3][written % 3]),
+        };
+        match self.finish(input, left) {
+            Ok(()) => Step::Done(written),
+            Err(error) => Step::Failed(error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::maximal_decoded_len;
+
+    fn exact(
+        input: &[u8],
+        opts: DecodeOptions,
+        slice: usize,
+    ) -> Result<(Vec<u8>, Vec<usize>), DecodeError> {
+        let mut out = vec![0u8; maximal_decoded_len(input.len())];
+        let mut job = ExactJob::new(opts);
+        let written = job.run_to_end(input, &mut out, slice)?;
+        Ok((out[..written].to_vec(), job.kept().to_vec()))
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn examples() {
+        let skip = DecodeOptions::DEFAULT;
+        let reject = DecodeOptions {
+            reject_whitespace: true,
+            ..skip
+        };
+        for slice in [1, 4, usize::MAX] {
+            // Whole quanta, then a partial one carried with its padding.
+            assert_eq!(
+                exact(b"QUJD QQ=", skip, slice),
+                Ok((b"ABC".to_vec(), vec![5, 6, 7]))
+            );
+            assert_eq!(exact(b"QUJDQ", skip, slice), Ok((b"ABC".to_vec(), vec![4])));
+            assert_eq!(
+                exact(b"QUJDQ \n", skip, slice),
+                Ok((b"ABC".to_vec(), vec![4]))
+            );
+            assert_eq!(exact(b"QU\nJ", skip, slice), Ok((vec![], vec![0, 1, 3])));
+            // The tail's rules.
+            assert_eq!(
+                exact(b"QUJ==", skip, slice),
+                Err(DecodeError::BadPadding(4))
+            );
+            assert_eq!(
+                exact(b"QUJDQQ ", reject, slice),
+                Err(DecodeError::InvalidCharacter(6))
+            );
+            // Errors in the body are the stream's.
+            assert_eq!(exact(b"QU=D", skip, slice), Err(DecodeError::BadPadding(2)));
+            assert_eq!(
+                exact(b"QU*D", skip, slice),
+                Err(DecodeError::InvalidCharacter(2))
+            );
+        }
+    }
+}
