@@ -167,10 +167,10 @@ expected(_Decode, Inputs) -> maps:get(raw, Inputs).
 all_series() ->
     Optional = [peer_series(Env, Module, Library, Calls) || {Env, Module, Library, Calls} <- peers()],
     {Found, Notes} = lists:unzip(Optional),
-    {Extras, ExtraNotes} = b64simd_extras(),
+    Extras = b64simd_extras(),
     All = b64simd_series() ++ Extras ++ otp_series() ++ lists:append(Found) ++
         [#series{library = "binary:copy", op = copy, role = copy, call = fun binary:copy/1}],
-    {[S || S <- All, selected(S#series.library)], [N || N <- Notes ++ ExtraNotes, N =/= none]}.
+    {[S || S <- All, selected(S#series.library)], [N || N <- Notes, N =/= none]}.
 
 b64simd_series() ->
     Url = #{mode => urlsafe, padding => false},
@@ -180,40 +180,22 @@ b64simd_series() ->
      ours("b64simd", decode_url, fun(B) -> b64simd:decode(B, Url) end),
      ours("b64simd", decode_wrapped, fun b64simd:decode/1)].
 
-%% Functions of issue 5, measured once they exist.
+%% Wrapped encode, mime_decode/1, is_valid/1 and the stream.
 b64simd_extras() ->
-    {module, b64simd} = code:ensure_loaded(b64simd),
     Mime = #{line_length => ?MIME_LINE},
-    Wrapped = try b64simd:encode(<<"abc">>, Mime) of
-                  _ -> [ours("b64simd", encode_wrapped, fun(B) -> b64simd:encode(B, Mime) end)]
-              catch
-                  error:badarg -> []
-              end,
-    MimeDecode = [ours("b64simd:mime_decode", decode_wrapped, fun b64simd:mime_decode/1)
-                  || erlang:function_exported(b64simd, mime_decode, 1)],
-    IsValid = [ours("b64simd", is_valid, fun b64simd:is_valid/1)
-               || erlang:function_exported(b64simd, is_valid, 1)],
-    Stream = case code:ensure_loaded(b64simd_stream) of
-                 {module, b64simd_stream} ->
-                     Encoder = {fun b64simd_stream:encode_init/1, fun b64simd_stream:encode/2,
-                                fun b64simd_stream:encode_final/1},
-                     Decoder = {fun b64simd_stream:decode_init/1, fun b64simd_stream:decode/2,
-                                fun b64simd_stream:decode_final/1},
-                     [stream_series(encode, ?STREAM_CHUNK, Encoder),
-                      stream_series(decode, ?STREAM_CHUNK, Decoder),
-                      %% One TCP segment's worth: what a socket hands over.
-                      stream_series(decode, ?SEGMENT, Decoder),
-                      stream_series(encode_wrapped, ?STREAM_CHUNK, Encoder),
-                      stream_series(decode_wrapped, ?STREAM_CHUNK, Decoder)];
-                 _ ->
-                     []
-             end,
-    Notes = [case Wrapped of [] -> "b64simd: no line_length option yet, wrapped encode not measured";
-                 _ -> none end,
-             case MimeDecode of [] -> "b64simd: no mime_decode/1 yet"; _ -> none end,
-             case IsValid of [] -> "b64simd: no is_valid/1 yet"; _ -> none end,
-             case Stream of [] -> "b64simd_stream: not present yet"; _ -> none end],
-    {Wrapped ++ MimeDecode ++ IsValid ++ Stream, Notes}.
+    Encoder = {fun b64simd_stream:encode_init/1, fun b64simd_stream:encode/2,
+               fun b64simd_stream:encode_final/1},
+    Decoder = {fun b64simd_stream:decode_init/1, fun b64simd_stream:decode/2,
+               fun b64simd_stream:decode_final/1},
+    [ours("b64simd", encode_wrapped, fun(B) -> b64simd:encode(B, Mime) end),
+     ours("b64simd:mime_decode", decode_wrapped, fun b64simd:mime_decode/1),
+     ours("b64simd", is_valid, fun b64simd:is_valid/1),
+     stream_series(encode, ?STREAM_CHUNK, Encoder),
+     stream_series(decode, ?STREAM_CHUNK, Decoder),
+     %% One TCP segment's worth: what a socket hands over.
+     stream_series(decode, ?SEGMENT, Decoder),
+     stream_series(encode_wrapped, ?STREAM_CHUNK, Encoder),
+     stream_series(decode_wrapped, ?STREAM_CHUNK, Decoder)].
 
 ours(Library, Op, Call) ->
     #series{library = Library, op = Op, role = ours, call = Call}.

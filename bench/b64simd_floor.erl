@@ -1,4 +1,4 @@
-%% @doc Per-call floor of small calls (issue 4's 32-byte target): how long a
+%% @doc Per-call floor of small calls (the 32-byte target): how long a
 %% call takes that does everything a Base64 NIF must do except encoding,
 %% next to `binary:copy/1', b64simd and (when `B64VERYFAST_EBIN' is set)
 %% b64veryfast. The floor NIF is `bench/c_src/b64simd_floor_nif.c', built
