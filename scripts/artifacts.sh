@@ -37,8 +37,6 @@ if ! [ -d "$(rustc --print target-libdir --target "$aarch64" 2>/dev/null)" ]; th
     rustup target add "$aarch64"
 fi
 
-version=$(sed -n 's/^ *{vsn, "\(.*\)"}.*/\1/p' src/b64simd.app.src)
-nif_version=$(sed -n 's/.*"nif_version_\([0-9]*\)_\([0-9]*\)".*/\1.\2/p' native/b64simd_nif/Cargo.toml)
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 # No build path, home or registry path in the binaries (Rust and simdutf's C++).
 prefix_maps="--remap-path-prefix=$repo=/b64simd --remap-path-prefix=$cargo_home=/cargo"
@@ -59,7 +57,7 @@ mkdir -p "$out"
 echo "# toolchain: $(rustc --version | cut -d' ' -f1-2); $(c++ --version | head -n 1);" \
     "$(aarch64-linux-gnu-g++ --version | head -n 1)" >"$out/checksums.txt.tmp"
 for target in x86_64-unknown-linux-gnu "$aarch64"; do
-    name="libb64simd_nif-v$version-nif-$nif_version-$target.so.tar.gz"
+    name=$(sh scripts/build_nif.sh name "$target")
     if [ "$hooks" = hooks ]; then
         build --features hooks
         mkdir -p "$out/hooks/$target"

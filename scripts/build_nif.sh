@@ -3,6 +3,7 @@
 # pre_hook and by mix's b64simd_nif compiler step.
 #
 #   sh scripts/build_nif.sh [hooks]
+#   sh scripts/build_nif.sh name TARGET     the prebuilt tarball's name for TARGET
 #
 # `hooks` (rebar3's test profile, for `make test` and `make bench`) builds
 # priv/libb64simd_nif_hooks.so instead: the NIF with cargo's `hooks` feature
@@ -28,7 +29,22 @@ native="$root/native"
 crate="$native/b64simd_nif"
 target_dir=${CARGO_TARGET_DIR:-$native/target}
 say() { echo "b64simd: $*"; }
+app_version() {
+    sed -n 's/^ *{vsn, "\(.*\)"}.*/\1/p' "$root/src/b64simd.app.src"
+}
+
+# artifact_name TARGET: the tarball `make artifacts` makes for TARGET (a
+# Rust target triple), for this version and NIF API version.
+artifact_name() {
+    nif_version=$(sed -n 's/.*"nif_version_\([0-9]*\)_\([0-9]*\)".*/\1.\2/p' "$crate/Cargo.toml")
+    echo "libb64simd_nif-v$(app_version)-nif-$nif_version-$1.so.tar.gz"
+}
+
 case "${1:-}" in
+    name)
+        artifact_name "$2"
+        exit 0
+        ;;
     "") name=libb64simd_nif.so features="" ;;
     hooks)
         name=libb64simd_nif_hooks.so features="--features hooks"
@@ -64,9 +80,7 @@ use_prebuilt() {
         why="no prebuilt NIF for $(uname -s) $(uname -m)"
         return 1
     }
-    version=$(sed -n 's/^ *{vsn, "\(.*\)"}.*/\1/p' "$root/src/b64simd.app.src")
-    nif_version=$(sed -n 's/.*"nif_version_\([0-9]*\)_\([0-9]*\)".*/\1.\2/p' "$crate/Cargo.toml")
-    name="libb64simd_nif-v$version-nif-$nif_version-$target.so.tar.gz"
+    name=$(artifact_name "$target")
     expected=$(awk -v name="$name" '$2 == name { print $1 }' "$root/checksums.txt" 2>/dev/null)
     [ -n "$expected" ] || {
         why="checksums.txt has no entry for $name"
@@ -74,7 +88,7 @@ use_prebuilt() {
     }
     # Already installed from this very tarball: nothing to do.
     [ -f "$lib" ] && [ "$(cat "$root/priv/.prebuilt" 2>/dev/null)" = "$expected" ] && return 0
-    base=${B64SIMD_PREBUILT_URL:-https://github.com/b64simd/b64simd/releases/download/v$version}
+    base=${B64SIMD_PREBUILT_URL:-https://github.com/b64simd/b64simd/releases/download/v$(app_version)}
     work=$(mktemp -d)
     if command -v curl >/dev/null 2>&1; then
         fetch="curl -fsSL --connect-timeout 10 --max-time 120 -o $work/$name $base/$name"
