@@ -84,6 +84,34 @@ pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usiz
     unsafe { simdutf::binary_to_base64(input.as_ptr(), input.len(), output.as_mut_ptr(), variant) }
 }
 
+/// Encodes `input` in lines of `line_length` characters (at least 4) with
+/// LF breaks, simdutf's line-wrapping encoder, at the start of `output`;
+/// returns the bytes written. Panics, rather than overflow, if `output` is
+/// shorter than that.
+pub(crate) fn encode_lines_into(
+    input: &[u8],
+    opts: EncodeOptions,
+    line_length: usize,
+    output: &mut [u8],
+) -> usize {
+    let variant = encode_variant(opts);
+    // What simdutf will write, by its own count: the bound of the write.
+    let length = simdutf::base64_length_from_binary_with_lines(input.len(), variant, line_length);
+    let target = &mut output[..length];
+    // SAFETY: `target` is valid for `length` bytes, exactly what simdutf
+    // writes for this input length, variant and line length (computed just
+    // above by simdutf itself); input and output are distinct borrows.
+    unsafe {
+        simdutf::binary_to_base64_with_lines(
+            input.as_ptr(),
+            input.len(),
+            target.as_mut_ptr(),
+            line_length,
+            variant,
+        )
+    }
+}
+
 /// Decodes `input` into `output`, which must hold at least
 /// `decoded_len_bound(input)` bytes; returns the bytes written.
 pub fn decode_into(
@@ -161,7 +189,11 @@ fn decode_general(
 /// `decode_into` and `decodes_whole` make. Panics unless `output` holds
 /// `decoded_len_bound(input)` bytes (simdutf's
 /// maximal_binary_length_from_base64), the most simdutf can write.
-fn simdutf_decode(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> simdutf::Result {
+pub(crate) fn simdutf_decode(
+    input: &[u8],
+    alphabet: Alphabet,
+    output: &mut [u8],
+) -> simdutf::Result {
     assert!(output.len() >= decoded_len_bound(input));
     // SAFETY: `output` is long enough (checked above); input and output are
     // distinct borrows.

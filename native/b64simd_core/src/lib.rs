@@ -4,7 +4,8 @@
 //!
 //! - `options`: the flags one call carries;
 //! - `kernel`: which simdutf kernel runs, and whether a forced one may;
-//! - `codec`: every simdutf call with its length contract, OTP's rules on
+//! - `codec`: every simdutf call (no other module makes one) with its
+//!   length contract, OTP's rules on
 //!   top, and the one-shot decode cascade (short input, blocks then a short
 //!   tail, line-wrapped text, the general path);
 //! - `scalar`: the scalar decoder, the definition of every verdict, reason
@@ -19,12 +20,12 @@ pub mod codec;
 pub mod exact;
 pub mod job;
 pub mod kernel;
-pub mod lines;
+mod lines;
 pub mod mime;
 pub mod options;
 pub mod quanta;
 pub mod scalar;
-pub mod scratch;
+mod scratch;
 #[cfg(test)]
 mod test_support;
 pub mod validate;

@@ -19,13 +19,13 @@
 //! groups of them with simdutf, carrying up to 3 characters to the next
 //! block. A job switches to filtering for good once simdutf fails.
 
-use crate::codec::{decode_variant, decode_window, decoded_len_bound, Window};
+use crate::codec::{decode_window, simdutf_decode, Window};
 use crate::job::{Job, Step};
 use crate::lines;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::scalar::{self, sextet, DecodeError};
 use crate::scratch::with_scratch;
-use simdutf::{ErrorCode, LastChunkHandlingOptions};
+use simdutf::ErrorCode;
 
 /// How many times longer than plain decode `mime_decode` takes: simdutf on
 /// a MIME body (a line break every 76 characters) runs at 0.2-0.5x of its
@@ -233,20 +233,7 @@ fn decode_groups(chars: &[u8], alphabet: Alphabet, output: &mut [u8]) -> usize {
     if chars.is_empty() {
         return 0;
     }
-    // The most simdutf writes for these characters (its
-    // maximal_binary_length_from_base64).
-    assert!(output.len() >= decoded_len_bound(chars));
-    // SAFETY: `output` holds at least that many bytes (checked just above);
-    // the slices are distinct borrows.
-    let result = unsafe {
-        simdutf::base64_to_binary(
-            chars.as_ptr(),
-            chars.len(),
-            output.as_mut_ptr(),
-            decode_variant(alphabet),
-            LastChunkHandlingOptions::Loose,
-        )
-    };
+    let result = simdutf_decode(chars, alphabet, output);
     if result.error == ErrorCode::Success {
         return result.count;
     }

@@ -11,7 +11,7 @@
 //! the column. Either way any slicing gives the one-shot output byte for
 //! byte.
 
-use crate::codec::{encode_into, encode_variant, encoded_len};
+use crate::codec::{encode_into, encode_lines_into, encoded_len};
 use crate::job::{Job, Step};
 use crate::options::EncodeOptions;
 use crate::scratch::with_scratch;
@@ -168,24 +168,8 @@ impl WrapJob {
             self.out_pos += 1;
             self.column = 0;
         }
-        let variant = encode_variant(self.opts);
-        // What simdutf will write, by its own count: the bound of the write
-        // below. Slicing panics, rather than overflow, if `output` is short.
-        let len =
-            simdutf::base64_length_from_binary_with_lines(piece.len(), variant, self.lines.length);
-        let target = &mut output[self.out_pos..self.out_pos + len];
-        // SAFETY: `target` is valid for `len` bytes, exactly what simdutf
-        // writes for this input length, variant and line length (computed
-        // just above by simdutf itself); input and output are distinct borrows.
-        self.out_pos += unsafe {
-            simdutf::binary_to_base64_with_lines(
-                piece.as_ptr(),
-                piece.len(),
-                target.as_mut_ptr(),
-                self.lines.length,
-                variant,
-            )
-        };
+        let rest = &mut output[self.out_pos..];
+        self.out_pos += encode_lines_into(piece, self.opts, self.lines.length, rest);
     }
 
     /// `piece` is whole 3-byte groups, or the end of the input.
