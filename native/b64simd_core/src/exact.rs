@@ -23,13 +23,11 @@ use crate::scalar::{is_otp_whitespace, DecodeError};
 pub struct ExactJob {
     opts: DecodeOptions,
     decode: DecodeJob,
-    /// The bytes `decode` reads: the body, or after a dangling character
-    /// the body before it.
-    limit: Option<usize>,
     /// The body's length; set at the first step.
-    body_len: usize,
-    /// Decoding the body before its dangling character.
-    dangling: bool,
+    body_len: Option<usize>,
+    /// The offset of the body's dangling character, once one is found:
+    /// `decode` then reads the body before it.
+    dangling: Option<usize>,
     /// Once done: the offsets of the bytes the stream carries on.
     kept: Vec<usize>,
 }
@@ -37,17 +35,11 @@ pub struct ExactJob {
 impl ExactJob {
     /// `opts`: the stream's own options.
     pub fn new(opts: DecodeOptions) -> ExactJob {
-        let loose = DecodeOptions {
-            padding_required: false,
-            canonical: false,
-            ..opts
-        };
         ExactJob {
             opts,
-            decode: DecodeJob::new(loose),
-            limit: None,
-            body_len: 0,
-            dangling: false,
+            decode: body_decoder(opts),
+            body_len: None,
+            dangling: None,
             kept: Vec::new(),
         }
     }
@@ -61,8 +53,8 @@ impl ExactJob {
 
     /// Reads the body's last `left` characters (those of its last quantum)
     /// and the tail after the body into `kept`, or gives the tail's error.
-    fn finish(&mut self, input: &[u8], left: usize) -> Result<(), DecodeError> {
-        let body = &input[..self.body_len];
+    fn finish(&mut self, input: &[u8], body_len: usize, left: usize) -> Result<(), DecodeError> {
+        let body = &input[..body_len];
         // The body decoded cleanly, so every byte that is not whitespace
         // is a character.
         let mut chars: Vec<usize> = (0..body.len())
@@ -76,7 +68,7 @@ impl ExactJob {
             3 => 1,
             _ => 0,
         };
-        for (at, &byte) in input.iter().enumerate().skip(self.body_len) {
+        for (at, &byte) in input.iter().enumerate().skip(body_len) {
             if byte == b'=' {
                 if pads_allowed == 0 {
                     return Err(DecodeError::BadPadding(at));
@@ -97,38 +89,43 @@ impl Job for ExactJob {
     /// `codec::maximal_decoded_len(input.len())`) are the data of the
     /// whole quanta, and `kept()` says what to carry.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let limit = *self.limit.get_or_insert_with(|| {
+        let body_len = *self.body_len.get_or_insert_with(|| {
             let tail = input
                 .iter()
                 .rev()
                 .take_while(|&&b| b == b'=' || is_otp_whitespace(b))
                 .count();
-            self.body_len = input.len() - tail;
-            self.body_len
+            input.len() - tail
         });
+        let limit = self.dangling.unwrap_or(body_len);
         let (written, left) = match self.decode.step(&input[..limit], output, max_input) {
             Step::More => return Step::More,
-            Step::Failed(DecodeError::Incomplete(last)) if !self.dangling => {
+            Step::Failed(DecodeError::Incomplete(last)) if self.dangling.is_none() => {
                 // One character left over: the whole quanta end before it.
-                self.dangling = true;
-                self.limit = Some(last);
-                self.decode = DecodeJob::new(DecodeOptions {
-                    padding_required: false,
-                    canonical: false,
-                    ..self.opts
-                });
+                self.dangling = Some(last);
+                self.decode = body_decoder(self.opts);
                 return Step::More;
             }
             Step::Failed(error) => return Step::Failed(error),
-            Step::Done(written) if self.dangling => (written, 1),
+            Step::Done(written) if self.dangling.is_some() => (written, 1),
             // 1 or 2 bytes of a partial quantum: 2 or 3 characters.
             Step::Done(written) => (written / 3 * 3, [0, 2, 3][written % 3]),
         };
-        match self.finish(input, left) {
+        match self.finish(input, body_len, left) {
             Ok(()) => Step::Done(written),
             Err(error) => Step::Failed(error),
         }
     }
+}
+
+/// The decode of the body: the stream's options with padding optional and
+/// canonical off, the end-of-input rules being for the stream's end.
+fn body_decoder(opts: DecodeOptions) -> DecodeJob {
+    DecodeJob::new(DecodeOptions {
+        padding_required: false,
+        canonical: false,
+        ..opts
+    })
 }
 
 #[cfg(test)]
