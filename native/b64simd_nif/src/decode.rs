@@ -3,7 +3,7 @@
 
 use crate::atoms;
 use crate::charge::{charge, charge_decode, TIMED_CALL_BYTES};
-use crate::jobs::start_job;
+use crate::jobs::{start_job, NifJob};
 use crate::term::HEAP_BINARY_MAX;
 use crate::term::{alloc_binary, decode_options, error_term, joined_len, new_binary, shrink};
 use b64simd_core::budget::{self, Work};
@@ -126,14 +126,13 @@ fn decode_quanta<'a>(
     // Inline, charged as decode/2 charges a call of this size.
     let mut job = job;
     let started = (piece.len() >= TIMED_CALL_BYTES).then(Instant::now);
-    let done = job.run_to_end(&piece, output.as_mut_slice(), usize::MAX);
-    let Ok(written) = done else {
-        return Ok(atoms::exact().encode(env));
+    let written = match job.run_to_end(&piece, output.as_mut_slice(), usize::MAX) {
+        Ok(written) => written,
+        Err(error) => return Ok(job.failed(env, error)),
     };
-    let consumed = job.consumed();
-    let held_whitespace = written != consumed / 4 * 3;
+    let held_whitespace = written != job.consumed() / 4 * 3;
     charge_decode(env, piece.len(), held_whitespace, started);
-    Ok((shrink(output, written).release(env), consumed).encode(env))
+    Ok(job.finished(env, output, written))
 }
 
 /// OTP's `mime_decode`: every byte outside the alphabet skipped. Only the
