@@ -3,7 +3,8 @@
 %% take already-validated binaries and option flags from `b64simd'.
 -module(b64simd_nif).
 
--export([encode/2, decode/2, continue/2, encode_after/3, decode_quanta/3, decode_exact/2]).
+-export([encode/2, decode/2, continue/2, encode_after/3]).
+-export([decode_quanta/3, decode_exact/3, decode_final/2]).
 -export([encode_wrapped/4, encode_wrapped_after/6, mime_decode/2, is_valid/2, kernel/0]).
 
 -on_load(load/0).
@@ -59,19 +60,28 @@ encode_after(_Carry, _Data, _Flags) -> not_loaded(?LINE).
     binary() | {error, term()} | {continue, reference()}.
 decode(_Data, _Flags) -> not_loaded(?LINE).
 
-%% For b64simd_stream: the whole quanta at the start of <<Carry/binary,
-%% Piece/binary>> without joining them: {Data, BytesTheyTakeUp}, or exact
-%% when the stream must find out why not its exact way.
--spec decode_quanta(binary(), binary(), non_neg_integer()) ->
-    {binary(), non_neg_integer()} | exact | {continue, reference()}.
-decode_quanta(_Carry, _Piece, _Flags) -> not_loaded(?LINE).
+%% For b64simd_stream. State is the stream's state, which only these read
+%% and write: the carry, the stream offset of each of its bytes and of the
+%% next piece (<<>> for a new stream). Errors are {error, Reason, Byte},
+%% Reason with the stream offset and Byte the byte there, or undefined.
 
-%% For b64simd_stream's exact way: Buffer (its carry and new piece joined)
-%% decoded to the data of its whole quanta, and the offsets in Buffer of
-%% the bytes the stream carries on; errors with offsets into Buffer.
--spec decode_exact(binary(), non_neg_integer()) ->
-    {binary(), [non_neg_integer()]} | {error, term()} | {continue, reference()}.
-decode_exact(_Buffer, _Flags) -> not_loaded(?LINE).
+%% The whole quanta at the start of the carry followed by Piece, without
+%% joining them, and the next state; exact when the stream must find out
+%% why not its exact way.
+-spec decode_quanta(binary(), binary(), non_neg_integer()) ->
+    {binary(), binary()} | exact | {continue, reference()}.
+decode_quanta(_State, _Piece, _Flags) -> not_loaded(?LINE).
+
+%% The exact way: the carry and Piece joined, decoded to the data of their
+%% whole quanta, and the next state, or the stream's first error.
+-spec decode_exact(binary(), binary(), non_neg_integer()) ->
+    {binary(), binary()} | {error, term(), byte() | undefined} | {continue, reference()}.
+decode_exact(_State, _Piece, _Flags) -> not_loaded(?LINE).
+
+%% The end of the stream: what the carry decodes to, or the error.
+-spec decode_final(binary(), non_neg_integer()) ->
+    binary() | {error, term(), byte() | undefined}.
+decode_final(_State, _Flags) -> not_loaded(?LINE).
 
 -spec continue(reference(), binary()) -> binary() | {error, term()} | {continue, reference()}.
 continue(_Job, _Data) -> not_loaded(?LINE).

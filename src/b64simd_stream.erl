@@ -44,15 +44,12 @@
     %% to the last quantum. Parsed once: parsing a map per piece cost more
     %% than decoding a 1460-byte piece.
     loose :: non_neg_integer(),
-    %% Offset in the stream of the next byte given to decode/2.
-    position = 0 :: non_neg_integer(),
-    %% The input not yet decoded: the characters of an incomplete (or
-    %% padded) quantum, with the whitespace and '=' among and after them,
-    %% a few bytes. `offsets' maps it back to the stream:
-    %% {index in carry, stream offset} where a contiguous run starts, last
-    %% first.
-    carry = <<>> :: binary(),
-    offsets = [] :: [{non_neg_integer(), non_neg_integer()}]
+    %% The NIF's flags for the options themselves, for decode_final/1.
+    flags :: non_neg_integer(),
+    %% What the NIF carries from one piece to the next: the input not yet
+    %% decoded, the stream offset of each of its bytes, and that of the next
+    %% piece. Only the NIF reads it.
+    state = <<>> :: binary()
 }).
 
 -opaque encoder() :: #encoder{}.
@@ -137,9 +134,10 @@ encode_final(Encoder) ->
 decode_init(Options) ->
     case b64simd_options:decode_flags(Options) of
         badarg -> ?RAISE(badarg, [Options], #{});
-        _Flags -> #decoder{options = Options,
-                           loose = b64simd_options:decode_flags(Options#{padding => false,
-                                                                 canonical => false})}
+        Flags -> #decoder{options = Options,
+                          flags = Flags,
+                          loose = b64simd_options:decode_flags(Options#{padding => false,
+                                                                canonical => false})}
     end.
 
 %% @doc Decodes the next piece of Base64: returns the data of all whole
@@ -171,15 +169,10 @@ decode(Decoder, Base64) ->
 -spec decode_final(Decoder) -> Data when
       Decoder :: decoder(),
       Data :: binary().
-decode_final(#decoder{carry = <<>>}) ->
-    <<>>;
-decode_final(#decoder{carry = Carry, options = Options} = Decoder) ->
-    case b64simd:try_decode(Carry, Options) of
-        {ok, Data} ->
-            Data;
-        {error, Reason} ->
-            {Absolute, Byte} = locate(Reason, Carry, Decoder),
-            ?RAISE(Absolute, [Decoder], #{byte => Byte})
+decode_final(#decoder{state = State, flags = Flags} = Decoder) ->
+    case b64simd_nif:decode_final(State, Flags) of
+        {error, Reason, Byte} -> ?RAISE(Reason, [Decoder], #{byte => Byte});
+        Data -> Data
     end;
 decode_final(Decoder) ->
     ?RAISE(badarg, [Decoder], #{}).
@@ -228,85 +221,23 @@ column_after(#encoder{lines = {Length, _Lf}, column = Column}, Chars) ->
 %%====================================================================
 
 %% The quick way: the NIF decodes the whole quanta of the carry and the new
-%% piece, without joining the two (which copied every piece), and says how
-%% many of their bytes those quanta take up; what follows, at most a partial
-%% quantum, is carried. A padded quantum at the end is carried too, for
-%% decode_final/1 (or the next piece, if the stream goes on) to judge.
-%% Anything unusual (an error, a long carry) takes the exact way below.
-decode_piece(#decoder{carry = Carry, position = Position, loose = Loose} = Decoder, Binary) ->
-    Next = Decoder#decoder{position = Position + byte_size(Binary)},
-    %% The data of the whole quanta at the start of Carry ++ Binary and the
-    %% bytes they take up, without joining the two; `exact' when something
-    %% there needs a closer look (an error, padding, a long carry).
-    case b64simd_options:finish(b64simd_nif:decode_quanta(Carry, Binary, Loose), Binary) of
-        {Data, Consumed} ->
-            {NewCarry, Segments} = left_over(Consumed, Binary, Decoder),
-            {Data, Next#decoder{carry = NewCarry, offsets = Segments}};
+%% piece, without joining the two (which copied every piece); what follows,
+%% at most a partial quantum, is carried. A padded quantum at the end is
+%% carried too, for decode_final/1 (or the next piece) to judge. Anything
+%% unusual (an error, padding, a long carry) makes it answer `exact': the
+%% exact way joins the two once and finds the stream's first error. Either
+%% way the NIF renews the state, and its errors carry stream offsets.
+decode_piece(#decoder{state = State, loose = Loose} = Decoder, Binary) ->
+    case b64simd_options:finish(b64simd_nif:decode_quanta(State, Binary, Loose), Binary) of
         exact ->
-            decode_exact(join(Carry, Binary), Decoder, Next)
+            case b64simd_options:finish(b64simd_nif:decode_exact(State, Binary, Loose), Binary) of
+                {error, _Reason, _Byte} = Error -> Error;
+                {Data, Next} -> {Data, Decoder#decoder{state = Next}}
+            end;
+        {Data, Next} ->
+            {Data, Decoder#decoder{state = Next}}
     end.
 
-%% The bytes of the carry and the piece from Consumed on, copied so that the
-%% piece can be freed, with the segments that map them to the stream.
-left_over(Consumed, Binary, #decoder{carry = Carry, position = Position})
-  when Consumed >= byte_size(Carry) ->
-    From = Consumed - byte_size(Carry),
-    case byte_size(Binary) - From of
-        0 -> {<<>>, []};
-        Size -> {binary:copy(binary_part(Binary, From, Size)), [{0, Position + From}]}
-    end;
-left_over(Consumed, Binary, #decoder{carry = Carry, offsets = Segments, position = Position}) ->
-    Kept = binary_part(Carry, Consumed, byte_size(Carry) - Consumed),
-    Later = [{Start - Consumed, Offset} || {Start, Offset} <- Segments, Start > Consumed],
-    {binary:copy(join(Kept, Binary)),
-     [{byte_size(Kept), Position} | Later] ++ [{0, segment_offset(Consumed, Segments)}]}.
-
-%% One segment per carried character: {its index in the carry, its stream
-%% offset}, last first, as absolute/2 reads them.
-segments(Offsets) ->
-    lists:reverse(lists:zip(lists:seq(0, length(Offsets) - 1), Offsets)).
-
-%% The exact way, in the NIF (native/b64simd_core/src/exact.rs): the data
-%% of the buffer's whole quanta and which of its bytes to carry on, or the
-%% stream's first error, with offsets into the buffer that are mapped here
-%% to the stream.
-decode_exact(Buffer, #decoder{loose = Loose} = Decoder, Next) ->
-    case b64simd_options:finish(b64simd_nif:decode_exact(Buffer, Loose), Buffer) of
-        {error, Reason} ->
-            {Absolute, Byte} = locate(Reason, Buffer, Decoder),
-            {error, Absolute, Byte};
-        {Data, Kept} ->
-            Carry = << <<(binary:at(Buffer, At))>> || At <- Kept >>,
-            Offsets = [absolute(At, Decoder) || At <- Kept],
-            {Data, Next#decoder{carry = Carry, offsets = segments(Offsets)}}
-    end.
-
-%% The reason with its offset into Buffer (carry, then the new piece) made an
-%% offset into the stream, and the byte there.
-locate({Kind, At}, Buffer, Decoder) ->
-    {{Kind, absolute(At, Decoder)}, binary:at(Buffer, At)};
-locate(Reason, _Buffer, _Decoder) ->
-    {Reason, undefined}.
-
-absolute(At, #decoder{carry = Carry, offsets = Segments}) when At < byte_size(Carry) ->
-    segment_offset(At, Segments);
-absolute(At, #decoder{carry = Carry, position = Position}) ->
-    Position + At - byte_size(Carry).
-
-segment_offset(At, [{Start, Offset} | _]) when Start =< At ->
-    Offset + At - Start;
-segment_offset(At, [_ | Segments]) ->
-    segment_offset(At, Segments).
-
-%%====================================================================
-%% Internal: arguments and error descriptions
-%%====================================================================
-
-%% Without a carry, the piece is used in place, not copied. With one, the
-%% sized first segment keeps the compiler from building an appendable binary
-%% (as <<Carry/binary, ...>> does): the NIF would have to shrink that one
-%% first, a second copy, ten times slower than this one (iolist_to_binary/1
-%% is slower still).
 join(<<>>, Binary) ->
     Binary;
 join(Carry, Binary) ->

@@ -269,19 +269,37 @@ wrapped_after(Bytes, Flags, Length, Lf, Column) ->
     Full = wrap(<<Placeholders/binary, Text/binary>>, Length, Break),
     binary_part(Full, Column, byte_size(Full) - Column).
 
-%% The stream decoder's step (b64simd_nif:decode_quanta/3): the whole quanta
-%% of carry and piece and the bytes they take up, or exact.
-decode_quanta_test() ->
+%% The stream decoder's NIFs: decode_quanta/3 decodes the whole quanta of
+%% the carry and a piece (or answers exact), decode_exact/3 finds the
+%% stream's first error with its stream offset, decode_final/2 decodes what
+%% is left. The state is theirs alone: these tests only pass it on.
+decode_state_nifs_test() ->
     Loose = 0,
-    ?assertEqual({<<"ABC">>, 4}, b64simd_nif:decode_quanta(<<"QU">>, <<"JDQQ">>, Loose)),
-    ?assertEqual({<<"ABC">>, 6}, b64simd_nif:decode_quanta(<<"QUJ">>, <<"D\r\n">>, Loose)),
-    ?assertEqual({<<"ABC">>, 4}, b64simd_nif:decode_quanta(<<>>, <<"QUJDQQ==">>, Loose)),
-    ?assertEqual({<<>>, 0}, b64simd_nif:decode_quanta(<<"QU">>, <<>>, Loose)),
-    ?assertEqual(exact, b64simd_nif:decode_quanta(<<"QQ==">>, <<"QUJD">>, Loose)),
-    ?assertEqual(exact, b64simd_nif:decode_quanta(<<>>, <<"QU!D">>, Loose)),
-    ?assertEqual(exact, b64simd_nif:decode_quanta(binary:copy(<<" ">>, 100), <<"QUJD">>, Loose)),
+    Step = fun(State, Piece) -> b64simd_nif:decode_quanta(State, Piece, Loose) end,
+    Final = fun(State) -> b64simd_nif:decode_final(State, Loose) end,
+    {<<>>, QU} = Step(<<>>, <<"QU">>),
+    {<<"ABC">>, Q} = Step(QU, <<"JDQQ">>),
+    ?assertEqual(<<"A">>, Final(Q)),
+    {<<"ABC">>, Nothing} = Step(QU, <<"JD\r\n">>),
+    ?assertEqual(<<>>, Final(Nothing)),
+    {<<"ABC">>, Padded} = Step(<<>>, <<"QUJDQQ==">>),
+    ?assertEqual(<<"A">>, Final(Padded)),
+    ?assertEqual(exact, Step(Padded, <<"QUJD">>)),
+    ?assertEqual(exact, Step(<<>>, <<"QU!D">>)),
+    {<<>>, Long} = Step(<<>>, <<"QU", (binary:copy(<<" ">>, 100))/binary>>),
+    ?assertEqual(exact, Step(Long, <<"JD">>)),
+    {<<"ABC">>, AtFour} = Step(<<>>, <<"QUJDQU">>),
+    ?assertEqual({error, {invalid_character, 7}, $!},
+                 b64simd_nif:decode_exact(AtFour, <<"J!">>, Loose)),
+    ?assertEqual({error, {bad_padding, 6}, $=},
+                 b64simd_nif:decode_exact(Padded, <<"QUJD">>, Loose)),
+    ?assertEqual({error, missing_padding, undefined}, b64simd_nif:decode_final(Q, 4)),
+    {<<"ABC">>, Dangling} = Step(AtFour, <<"JDQ">>),
+    ?assertEqual({error, {incomplete, 8}, $Q}, Final(Dangling)),
     ?assertError(badarg, b64simd_nif:decode_quanta(<<>>, <<"QUJD">>, 64)),
-    ?assertError(badarg, b64simd_nif:decode_quanta(foo, <<"QUJD">>, Loose)).
+    ?assertError(badarg, Step(foo, <<"QUJD">>)),
+    ?assertError(badarg, Step(<<"not a state">>, <<"QUJD">>)),
+    ?assertError(badarg, Final(<<"not a state">>)).
 
 encode_through_forced_slices_test_() ->
     {timeout, 120, fun() ->

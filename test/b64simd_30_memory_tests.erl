@@ -79,6 +79,8 @@ kill_rounds() ->
     Size = 256 * ?MiB,
     Plain = binary:copy(<<"killed mid-way!">>, Size div 15 + 1),
     Encoded = b64simd:encode(Plain),
+    %% A stream decoder's state carrying "QU".
+    {<<>>, CarryQU} = b64simd_nif:decode_quanta(<<>>, <<"QU">>, 0),
     WithInputs = erlang:memory(binary),
     lists:foreach(
       fun(Round) ->
@@ -87,7 +89,7 @@ kill_rounds() ->
               [kill_between_slices(Fun, Input, WithInputs) || _ <- lists:seq(1, 4),
                {Fun, Input} <- [{encode, Plain}, {decode, Encoded},
                                 %% The stream's NIFs, their carry in front.
-                                {fun(I) -> b64simd_nif:decode_quanta(<<"QU">>, I, 0) end,
+                                {fun(I) -> b64simd_nif:decode_quanta(CarryQU, I, 0) end,
                                  Encoded},
                                 {fun(I) -> b64simd_nif:encode_wrapped_after(<<"a">>, I, 4, 76,
                                                                             false, 10) end,

@@ -116,8 +116,12 @@ nif_stubs_reject_nonsense_test() ->
     [?assertError(badarg, b64simd_nif:decode(<<"QQ==">>, F)) || F <- Flags],
     [?assertError(badarg, b64simd_nif:encode(T, 4)) || T <- [[], "x", <<1:1>>, foo, 1]],
     [?assertError(badarg, b64simd_nif:decode(T, 4)) || T <- [[], "QQ==", <<1:1>>, foo]],
-    [?assertError(badarg, b64simd_nif:decode_exact(<<"QQ==">>, F)) || F <- Flags],
-    [?assertError(badarg, b64simd_nif:decode_exact(T, 4)) || T <- [[], "QQ==", <<1:1>>, foo]],
+    [?assertError(badarg, b64simd_nif:decode_exact(<<>>, <<"QQ==">>, F)) || F <- Flags],
+    [?assertError(badarg, b64simd_nif:decode_exact(T, <<"QQ==">>, 4))
+     || T <- [[], "QQ==", <<1:1>>, foo, <<"not a state">>]],
+    [?assertError(badarg, b64simd_nif:decode_exact(<<>>, T, 4)) || T <- [[], "QQ==", <<1:1>>, foo]],
+    [?assertError(badarg, b64simd_nif:decode_final(T, 4)) || T <- [[], <<1:1>>, foo, <<"bad">>]],
+    [?assertError(badarg, b64simd_nif:decode_final(<<>>, F)) || F <- Flags],
     [?assertError(badarg, b64simd_nif:continue(J, <<>>))
      || J <- [make_ref(), foo, <<>>, self(), 1]],
     [?assertError(badarg, b64simd_nif:set_slice_bytes(B)) || B <- [-1, foo, 1 bsl 65]].

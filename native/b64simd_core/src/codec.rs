@@ -368,27 +368,6 @@ pub struct Window {
     pub written: usize,
 }
 
-/// Decodes a prefix of `input` into `output` (at most `output.len()` bytes)
-/// with simdutf, for jobs that work a window at a time. `None` when simdutf
-/// failed, made no progress, or stopped before the end on a partial quantum
-/// (padding in mid-stream): the caller's slower path then takes over at the
-/// same position, which is at a whole quantum.
-pub fn decode_window(input: &[u8], output: &mut [u8], alphabet: Alphabet) -> Option<Window> {
-    let loose = LastChunkHandlingOptions::Loose;
-    let (result, written) = decode_bounded(input, output, alphabet, loose);
-    let consumed = result.count;
-    let finished = consumed == input.len();
-    let ok = matches!(
-        result.error,
-        ErrorCode::Success | ErrorCode::OutputBufferTooSmall
-    );
-    let progressed = consumed > 0 || written > 0 || finished;
-    if !ok || !progressed || (!finished && !written.is_multiple_of(3)) {
-        return None;
-    }
-    Some(Window { consumed, written })
-}
-
 /// simdutf's decode of `input` into at most `output.len()` bytes (its
 /// `base64_to_binary_safe`): its result (on success, the input consumed)
 /// and the bytes written.
@@ -422,7 +401,7 @@ pub fn decode_bounded(
 /// Whether `piece` is nothing but alphabet characters in whole quanta: then
 /// simdutf's loose decode of it succeeds and writes exactly 3 bytes per 4.
 /// (Whitespace, `=` or a partial quantum would make it write fewer.) It
-/// decodes into `output`, and costs less per call than `decode_window`.
+/// decodes into `output`, and costs less per call than `decode_bounded`.
 pub fn decodes_whole(piece: &[u8], alphabet: Alphabet, output: &mut [u8]) -> bool {
     // 3 bytes per 4 characters is at least decoded_len_bound(piece).
     if !piece.len().is_multiple_of(4) || output.len() < piece.len() / 4 * 3 {

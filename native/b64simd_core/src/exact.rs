@@ -15,7 +15,8 @@
 //! scans it: `=` only after 2 or 3 characters of a quantum and no more
 //! than completes it, whitespace only when skipped.
 
-use crate::job::{DecodeJob, Job, Step};
+use crate::engine::DecodeJob;
+use crate::job::{Job, Step};
 use crate::options::DecodeOptions;
 use crate::scalar::{is_otp_whitespace, DecodeError};
 

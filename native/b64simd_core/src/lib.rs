@@ -10,13 +10,18 @@
 //!   tail, line-wrapped text, the general path);
 //! - `scalar`: the scalar decoder, the definition of every verdict, reason
 //!   and offset; `lines`: line-wrapped text gathered without its breaks;
-//! - `wrap`, `mime`, `validate`, `quanta`, `exact`: wrapped encode, OTP's
-//!   `mime_decode`, `is_valid`, the stream's whole quanta and its exact way;
+//! - `wrap`, `mime`, `validate`, `quanta`, `exact`, `carry`: wrapped encode,
+//!   OTP's `mime_decode`, `is_valid`, the stream's whole quanta, its exact
+//!   way and its state between pieces;
+//! - `engine`: the decode engine every sliced decode runs (decode,
+//!   `is_valid`, the stream's two ways, MIME's fast path);
 //! - `job`, `budget`, `scratch`: time-sliced jobs, their time budget and
 //!   the reductions a call is charged, per-thread scratch memory.
 
 pub mod budget;
+pub mod carry;
 pub mod codec;
+pub mod engine;
 pub mod exact;
 pub mod job;
 pub mod kernel;

@@ -310,7 +310,8 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn sliced_decode_agrees_on_wrapped_input() {
-        use crate::job::{DecodeJob, Job};
+        use crate::engine::DecodeJob;
+        use crate::job::Job;
         let seed = 0x5EED_0007;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);

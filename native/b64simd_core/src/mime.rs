@@ -12,16 +12,17 @@
 //!   with `function_clause` there), else the partial group decodes.
 //!
 //! simdutf's "accept garbage" mode stops at the first `=`, so it is not this.
-//! The fast path is simdutf's ordinary decode, which succeeds on clean MIME
-//! bodies (alphabet, CRLF, final padding) and then agrees with the rules
-//! above. Only when it fails do we filter: copy the alphabet characters of
-//! a block into a scratch buffer (a branch-free loop) and decode whole
-//! groups of them with simdutf, carrying up to 3 characters to the next
-//! block. A job switches to filtering for good once simdutf fails.
+//! The fast path is the decode engine giving up where simdutf fails
+//! (`DecodeJob::giving_up`: the line path and simdutf's ordinary decode),
+//! which succeeds on clean MIME bodies (alphabet, CRLF, final padding) and
+//! then agrees with the rules above. Only when it gives up do we filter:
+//! copy the alphabet characters of a block into a scratch buffer (a
+//! branch-free loop) and decode whole groups of them with simdutf, carrying
+//! up to 3 characters to the next block. A job filters for good from there.
 
-use crate::codec::{decode_window, simdutf_decode, Window};
+use crate::codec::simdutf_decode;
+use crate::engine::DecodeJob;
 use crate::job::{Job, Step};
-use crate::lines;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::scalar::{self, sextet, DecodeError};
 use crate::scratch::with_scratch;
@@ -29,14 +30,13 @@ use simdutf::ErrorCode;
 
 /// How many times longer than plain decode `mime_decode` takes: simdutf on
 /// a MIME body (a line break every 76 characters) runs at 0.2-0.5x of its
-/// speed on unbroken text, the filter at about 2 GB/s, a tenth to a
-/// twentieth of plain decode on a SIMD kernel. A sliced job gives each slice
-/// that share of plain decode's budget; the NIF slices inputs above the
-/// filter's share, since it cannot know in advance which path will run.
-const SIMDUTF_COST: usize = 4;
+/// speed on unbroken text (the line path at about half), the filter at
+/// about 2 GB/s, a tenth to a twentieth of plain decode on a SIMD kernel. A
+/// sliced job gives each step that share of plain decode's budget; the NIF
+/// slices inputs above the filter's share, since it cannot know in advance
+/// which path will run.
+const FAST_PATH_COST: usize = 4;
 pub const SLICE_COST: usize = 16;
-/// The line path runs at about half of plain decode's speed.
-const LINES_COST: usize = 2;
 
 /// Alphabet characters filtered per block: the scratch buffer stays in L1.
 const BLOCK: usize = 16 * 1024;
@@ -58,65 +58,35 @@ struct Filter {
 #[derive(Clone, Debug)]
 pub struct MimeJob {
     opts: DecodeOptions,
+    fast: DecodeJob,
+    /// Once the fast path has given up: the filter, and where it is in the
+    /// input and the output.
+    filter: Option<Box<Filter>>,
     in_pos: usize,
     out_pos: usize,
-    filter: Option<Box<Filter>>,
-    /// True until the line path makes no progress (as in `DecodeJob`).
-    lines: bool,
 }
 
 impl MimeJob {
     pub fn new(opts: DecodeOptions) -> MimeJob {
         MimeJob {
             opts,
+            fast: DecodeJob::giving_up(opts),
+            filter: None,
             in_pos: 0,
             out_pos: 0,
-            filter: None,
-            lines: true,
         }
     }
 
-    /// The line path over about `max_input` bytes, or `None` if it made no
-    /// progress. What it keeps is alphabet characters in whole groups and
-    /// line breaks, which `mime_decode` reads as the general path does.
-    fn lines_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Option<Step> {
-        let rest = &input[self.in_pos..];
-        let output = &mut output[self.out_pos..];
-        let done = lines::decode_some_lines(rest, self.opts.alphabet, output, max_input)?;
-        self.in_pos += done.consumed;
-        self.out_pos += done.written;
-        Some(Step::More)
-    }
-
-    /// simdutf's decode of about `max_input` bytes, or `None` if it failed
-    /// (garbage, or a `=` before the end): then the filter takes over at
-    /// `in_pos`, which is always at a whole group.
-    fn simdutf_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Option<Step> {
-        let rest = &input[self.in_pos..];
-        if rest.is_empty() {
-            return Some(Step::Done(self.out_pos));
-        }
-        let capacity = output.len() - self.out_pos;
-        let window = if rest.len() <= max_input {
-            capacity
-        } else {
-            ((max_input / 4).max(1) * 3).min(capacity)
-        };
-        let out = &mut output[self.out_pos..self.out_pos + window];
-        let Window { consumed, written } = decode_window(rest, out, self.opts.alphabet)?;
-        let finished = consumed == rest.len();
-        self.in_pos += consumed;
-        self.out_pos += written;
-        if !finished {
-            return Some(Step::More);
-        }
-        if !self.out_pos.is_multiple_of(3)
+    /// The fast path's result at the end of the input: a partial last group
+    /// needs a `=` after it when padding is required.
+    fn fast_done(&self, input: &[u8], written: usize) -> Step {
+        if !written.is_multiple_of(3)
             && self.opts.padding_required
             && !pad_after_last_character(input)
         {
-            return Some(Step::Failed(DecodeError::MissingPadding));
+            return Step::Failed(DecodeError::MissingPadding);
         }
-        Some(Step::Done(self.out_pos))
+        Step::Done(written)
     }
 
     fn filter_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
@@ -162,23 +132,20 @@ impl Job for MimeJob {
     /// does in a timeslice. `output` is the whole output, at least
     /// `maximal_decoded_len(input.len())` bytes.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        if self.lines {
-            if let Some(step) = self.lines_step(input, output, max_input / LINES_COST) {
-                return step;
-            }
-            self.lines = false;
-        }
         if self.filter.is_none() {
-            match self.simdutf_step(input, output, max_input / SIMDUTF_COST) {
-                Some(step) => return step,
-                None => {
+            match self.fast.step(input, output, max_input / FAST_PATH_COST) {
+                Step::More => return Step::More,
+                Step::Done(written) => return self.fast_done(input, written),
+                // Given up at a whole group: the filter goes on from there.
+                Step::Failed(_) => {
+                    (self.in_pos, self.out_pos) = self.fast.position();
                     self.filter = Some(Box::new(Filter {
                         classes: scalar::class_table_for(self.opts.alphabet),
                         pending: [0; 4],
                         pending_len: 0,
                         last_significant: 0,
                         pad_after_last: false,
-                    }))
+                    }));
                 }
             }
         }

@@ -13,12 +13,11 @@
 //! simdutf skips) makes it give up; the stream then takes its exact way,
 //! which finds the reason and its offset.
 
-use crate::codec::{check_skipped_bytes, decode_bounded, maximal_decoded_len, Window};
+use crate::codec::{maximal_decoded_len, Window};
+use crate::engine::{decode_whole_quanta, DecodeJob};
 use crate::job::{Job, Step};
 use crate::lines;
 use crate::options::DecodeOptions;
-use crate::scalar::{sextet, DecodeError};
-use simdutf::{ErrorCode, LastChunkHandlingOptions};
 
 /// Carries longer than this take the stream's exact way (they come only
 /// from runs of whitespace or `=`).
@@ -27,51 +26,6 @@ pub const MAX_CARRY: usize = 64;
 /// Bytes of an unwrapped piece copied behind the carry: enough to complete
 /// its quantum unless whitespace gets in the way.
 const HEAD_PIECE: usize = 64;
-
-/// simdutf's `stop_before_partial` decode of `input` into `output` (room
-/// for `maximal_decoded_len(input.len())`, or less to stop early): the
-/// input its whole quanta take up and the bytes they decode to, whether it
-/// reached the end, or `None` for anything unusual.
-fn decode_whole_quanta(
-    input: &[u8],
-    opts: DecodeOptions,
-    output: &mut [u8],
-) -> Option<(Window, bool)> {
-    let stop = LastChunkHandlingOptions::StopBeforePartial;
-    let (result, written) = decode_bounded(input, output, opts.alphabet, stop);
-    let (consumed, written, finished) = match result.error {
-        // A padded quantum at the end is left for the carry, where the end
-        // of the stream (or the next piece) decides about it.
-        ErrorCode::Success if !written.is_multiple_of(3) => {
-            let (consumed, written) = before_padded_quantum(input, result.count, written)?;
-            (consumed, written, true)
-        }
-        ErrorCode::Success => (result.count, written, true),
-        ErrorCode::OutputBufferTooSmall if written > 0 && written.is_multiple_of(3) => {
-            (result.count, written, false)
-        }
-        _ => return None,
-    };
-    check_skipped_bytes(&input[..consumed], written, opts, 0).ok()?;
-    Some((Window { consumed, written }, finished))
-}
-
-/// Where the padded quantum that ends `input[..consumed]` (decoded to
-/// `written` bytes) begins, and the bytes written before it: its 2 or 3
-/// characters are found scanning back over whitespace and `=` (simdutf
-/// accepted those bytes, so all others are alphabet characters).
-fn before_padded_quantum(input: &[u8], consumed: usize, written: usize) -> Option<(usize, usize)> {
-    let mut characters = written % 3 + 1;
-    for at in (0..consumed).rev() {
-        if sextet(input[at]).is_some() {
-            characters -= 1;
-            if characters == 0 {
-                return Some((at, written - written % 3));
-            }
-        }
-    }
-    None
-}
 
 /// What the head told: all of `carry ++ piece` is done, or a job goes on
 /// in the piece.
@@ -131,32 +85,26 @@ pub fn start(carry: &[u8], piece: &[u8], opts: DecodeOptions, output: &mut [u8])
     }
 }
 
-/// The rest of the piece, in steps: positions in the piece and the output.
+/// The rest of the piece, in steps: the decode engine's whole quanta
+/// (`DecodeJob::whole_quanta`) over the piece.
 #[derive(Clone, Debug)]
 pub struct QuantaJob {
-    opts: DecodeOptions,
     carry_len: usize,
-    in_pos: usize,
-    out_pos: usize,
-    /// True until the line path makes no progress (as in `DecodeJob`).
-    lines: bool,
+    decode: DecodeJob,
 }
 
 impl QuantaJob {
     fn new(opts: DecodeOptions, carry_len: usize, in_pos: usize, out_pos: usize) -> QuantaJob {
         QuantaJob {
-            opts,
             carry_len,
-            in_pos,
-            out_pos,
-            lines: !opts.reject_whitespace,
+            decode: DecodeJob::whole_quanta(opts, in_pos, out_pos),
         }
     }
 
     /// Bytes of `carry ++ piece` consumed so far: where the whole quanta end
     /// once the job is done.
     pub fn consumed(&self) -> usize {
-        self.carry_len + self.in_pos
+        self.carry_len + self.decode.position().0
     }
 }
 
@@ -165,29 +113,7 @@ impl Job for QuantaJob {
     /// the whole quanta are decoded; `Failed(_)` when something is unusual
     /// (its reason means nothing: the stream takes its exact way).
     fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let rest = &piece[self.in_pos..];
-        if self.lines {
-            let out = &mut output[self.out_pos..];
-            if let Some(done) = lines::decode_some_lines(rest, self.opts.alphabet, out, max_input) {
-                self.in_pos += done.consumed;
-                self.out_pos += done.written;
-                return Step::More;
-            }
-            self.lines = false;
-        }
-        let capacity = output.len() - self.out_pos;
-        let window = ((max_input / 4).max(1) * 3).min(capacity);
-        let out = &mut output[self.out_pos..self.out_pos + window];
-        let Some((done, finished)) = decode_whole_quanta(rest, self.opts, out) else {
-            return Step::Failed(DecodeError::InvalidCharacter(self.carry_len + self.in_pos));
-        };
-        self.in_pos += done.consumed;
-        self.out_pos += done.written;
-        if finished {
-            Step::Done(self.out_pos)
-        } else {
-            Step::More
-        }
+        self.decode.step(piece, output, max_input)
     }
 }
 

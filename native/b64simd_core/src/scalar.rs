@@ -39,13 +39,30 @@ impl DecodeError {
     /// The same error with its offset moved `by` bytes on: an error found in
     /// the rest of an input after a prefix of `by` bytes was decoded.
     pub fn shifted(self, by: usize) -> DecodeError {
+        match self.offset() {
+            Some(at) => self.with_offset(at + by),
+            None => self,
+        }
+    }
+
+    /// The offset of the byte the error is at, if it is at one.
+    pub fn offset(self) -> Option<usize> {
+        use DecodeError::*;
+        match self {
+            MissingPadding => None,
+            InvalidCharacter(at) | BadPadding(at) | Incomplete(at) | NonCanonical(at) => Some(at),
+        }
+    }
+
+    /// The same error at another offset.
+    pub fn with_offset(self, at: usize) -> DecodeError {
         use DecodeError::*;
         match self {
             MissingPadding => MissingPadding,
-            InvalidCharacter(at) => InvalidCharacter(at + by),
-            BadPadding(at) => BadPadding(at + by),
-            Incomplete(at) => Incomplete(at + by),
-            NonCanonical(at) => NonCanonical(at + by),
+            InvalidCharacter(_) => InvalidCharacter(at),
+            BadPadding(_) => BadPadding(at),
+            Incomplete(_) => Incomplete(at),
+            NonCanonical(_) => NonCanonical(at),
         }
     }
 }

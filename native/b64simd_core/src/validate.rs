@@ -3,7 +3,8 @@
 //! ones go through the decode engine (`DecodeJob`) with a sink that discards,
 //! window by window into a scratch buffer that stays in cache.
 
-use crate::job::{DecodeJob, Job, Step};
+use crate::engine::DecodeJob;
+use crate::job::{Job, Step};
 use crate::lines;
 use crate::options::DecodeOptions;
 use crate::scratch::with_scratch;

@@ -4,7 +4,8 @@
 
 use crate::reference::Reference;
 use b64simd_core::codec::{self, encoded_len, maximal_decoded_len};
-use b64simd_core::job::{DecodeJob, EncodeJob, Job, Step};
+use b64simd_core::engine::DecodeJob;
+use b64simd_core::job::{EncodeJob, Job, Step};
 use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions};
 use b64simd_core::quanta::{self, Start};
 use b64simd_core::scalar::{self, DecodeError};

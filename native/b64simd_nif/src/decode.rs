@@ -1,21 +1,19 @@
-//! Decode: one-shot, a stream's whole quanta, OTP's `mime_decode`, and
-//! `is_valid`.
+//! Decode: one-shot, OTP's `mime_decode`, and `is_valid`.
 
-use crate::atoms;
 use crate::charge::{charge, charge_decode, TIMED_CALL_BYTES};
-use crate::jobs::{start_job, NifJob};
+use crate::jobs::start_job;
 use crate::term::HEAP_BINARY_MAX;
-use crate::term::{alloc_binary, decode_options, error_term, joined_len, new_binary, shrink};
+use crate::term::{alloc_binary, decode_options, error_term, new_binary, shrink};
 use b64simd_core::budget::{self, Work};
 use b64simd_core::codec;
-use b64simd_core::exact::ExactJob;
-use b64simd_core::job::{DecodeJob, Job};
+use b64simd_core::engine::DecodeJob;
 use b64simd_core::mime::{self, MimeJob};
 use b64simd_core::options::DecodeOptions;
-use b64simd_core::quanta::{self, Start};
 use b64simd_core::scalar::DecodeError;
 use b64simd_core::validate::{self, ValidateJob};
-use rustler::{Binary, Encoder, Env, Error, NifResult, Term};
+#[cfg(feature = "hooks")]
+use rustler::Binary;
+use rustler::{Encoder, Env, Error, NifResult, Term};
 use std::time::Instant;
 
 /// Decodes a binary: the decoded binary, `{error, Reason}`, or for a big
@@ -84,55 +82,6 @@ fn decode_now<'a>(env: Env<'a>, input: &[u8], opts: DecodeOptions) -> NifResult<
 fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
     let opts = decode_options(flags)?;
     Ok(decode_now(env, &input, opts)?.0)
-}
-
-/// For `b64simd_stream`'s exact way: `buffer`, its carry and new piece
-/// joined, decoded as `ExactJob` does: `{Data, Kept}`, the data of the
-/// whole quanta and the offsets of the bytes to carry on; `{error, Reason}`
-/// with an offset into `buffer`; or for a big buffer `{continue, Job}`.
-#[rustler::nif]
-fn decode_exact<'a>(env: Env<'a>, buffer: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
-    let opts = decode_options(flags)?;
-    let output = alloc_binary(codec::maximal_decoded_len(buffer.len()))?;
-    start_job(env, ExactJob::new(opts), output, &buffer)
-}
-
-/// For `b64simd_stream`: the whole quanta at the start of `carry` followed
-/// by `piece`, decoded without joining the two: `{Data, Consumed}`, the
-/// bytes of the two that they take up; `exact` for anything unusual (the
-/// stream then finds the reason its exact way); or for a big piece
-/// `{continue, Job}`.
-#[rustler::nif]
-fn decode_quanta<'a>(
-    env: Env<'a>,
-    carry: Binary<'a>,
-    piece: Binary<'a>,
-    flags: u32,
-) -> NifResult<Term<'a>> {
-    let opts = decode_options(flags)?;
-    let total = joined_len(&carry, &piece)?;
-    let mut output = alloc_binary(codec::maximal_decoded_len(total))?;
-    let job = match quanta::start(&carry, &piece, opts, output.as_mut_slice()) {
-        None => return Ok(atoms::exact().encode(env)),
-        Some(Start::Finished(done)) => {
-            let data = shrink(output, done.written).release(env);
-            return Ok((data, done.consumed).encode(env));
-        }
-        Some(Start::Job(job)) => job,
-    };
-    if budget::is_sliced(Work::Decode, piece.len()) {
-        return start_job(env, job, output, &piece);
-    }
-    // Inline, charged as decode/2 charges a call of this size.
-    let mut job = job;
-    let started = (piece.len() >= TIMED_CALL_BYTES).then(Instant::now);
-    let written = match job.run_to_end(&piece, output.as_mut_slice(), usize::MAX) {
-        Ok(written) => written,
-        Err(error) => return Ok(job.failed(env, error)),
-    };
-    let held_whitespace = written != job.consumed() / 4 * 3;
-    charge_decode(env, piece.len(), held_whitespace, started);
-    Ok(job.finished(env, output, written))
 }
 
 /// OTP's `mime_decode`: every byte outside the alphabet skipped. Only the

@@ -5,10 +5,9 @@
 use crate::atoms;
 use crate::term::{error_term, shrink};
 use b64simd_core::budget;
-use b64simd_core::exact::ExactJob;
-use b64simd_core::job::{DecodeJob, EncodeJob, Job, Step};
+use b64simd_core::engine::DecodeJob;
+use b64simd_core::job::{EncodeJob, Job, Step};
 use b64simd_core::mime::MimeJob;
-use b64simd_core::quanta::QuantaJob;
 use b64simd_core::scalar::DecodeError;
 use b64simd_core::validate::ValidateJob;
 use b64simd_core::wrap::WrapJob;
@@ -20,13 +19,19 @@ use std::time::Instant;
 /// makes. By default the output binary, or `{error, Reason}`.
 pub(crate) trait NifJob: Job + Send {
     /// The result once the job is done: `written` bytes of `output` are
-    /// its output.
-    fn finished<'a>(&self, env: Env<'a>, output: OwnedBinary, written: usize) -> Term<'a> {
+    /// its output (`input` is the input it was given).
+    fn finished<'a>(
+        &self,
+        env: Env<'a>,
+        _input: &[u8],
+        output: OwnedBinary,
+        written: usize,
+    ) -> Term<'a> {
         shrink(output, written).release(env).encode(env)
     }
 
     /// The result once the job has failed.
-    fn failed<'a>(&self, env: Env<'a>, error: DecodeError) -> Term<'a> {
+    fn failed<'a>(&self, env: Env<'a>, _input: &[u8], error: DecodeError) -> Term<'a> {
         error_term(env, error)
     }
 }
@@ -38,32 +43,12 @@ impl NifJob for MimeJob {}
 
 /// Its output buffer is only scratch: the result is `true | false`.
 impl NifJob for ValidateJob {
-    fn finished<'a>(&self, env: Env<'a>, _scratch: OwnedBinary, _written: usize) -> Term<'a> {
+    fn finished<'a>(&self, env: Env<'a>, _: &[u8], _: OwnedBinary, _: usize) -> Term<'a> {
         true.encode(env)
     }
 
-    fn failed<'a>(&self, env: Env<'a>, _error: DecodeError) -> Term<'a> {
+    fn failed<'a>(&self, env: Env<'a>, _input: &[u8], _error: DecodeError) -> Term<'a> {
         false.encode(env)
-    }
-}
-
-/// `{Data, Kept}`: the whole quanta's data, the offsets of what to carry.
-impl NifJob for ExactJob {
-    fn finished<'a>(&self, env: Env<'a>, output: OwnedBinary, written: usize) -> Term<'a> {
-        let data = shrink(output, written).release(env);
-        (data, self.kept()).encode(env)
-    }
-}
-
-/// `{Data, Consumed}`, or `exact` when the stream must take its exact way.
-impl NifJob for QuantaJob {
-    fn finished<'a>(&self, env: Env<'a>, output: OwnedBinary, written: usize) -> Term<'a> {
-        let data = shrink(output, written).release(env);
-        (data, self.consumed()).encode(env)
-    }
-
-    fn failed<'a>(&self, env: Env<'a>, _error: DecodeError) -> Term<'a> {
-        atoms::exact().encode(env)
     }
 }
 
@@ -160,11 +145,11 @@ fn run_steps<'a>(env: Env<'a>, state: &mut JobState, input: &[u8]) -> NifResult<
             let Some(output) = state.output.take() else {
                 return Err(Error::BadArg);
             };
-            Ok(Some(state.job.finished(env, output, written)))
+            Ok(Some(state.job.finished(env, input, output, written)))
         }
         Step::Failed(error) => {
             state.output = None;
-            Ok(Some(state.job.failed(env, error)))
+            Ok(Some(state.job.failed(env, input, error)))
         }
     }
 }

@@ -9,6 +9,7 @@ mod encode;
 #[cfg(feature = "hooks")]
 mod hooks;
 mod jobs;
+mod stream;
 mod term;
 
 use b64simd_core::kernel;
@@ -25,6 +26,7 @@ mod atoms {
         incomplete,
         non_canonical,
         system_limit,
+        undefined,
     }
 }
 

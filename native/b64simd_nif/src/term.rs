@@ -62,15 +62,20 @@ pub(crate) fn system_limit() -> Error {
     Error::RaiseAtom("system_limit")
 }
 
+/// `{error, Reason}`.
 pub(crate) fn error_term<'a>(env: Env<'a>, error: DecodeError) -> Term<'a> {
-    let reason = match error {
+    (atoms::error(), reason_term(env, error)).encode(env)
+}
+
+/// `{Kind, Offset}`, or `missing_padding`.
+pub(crate) fn reason_term<'a>(env: Env<'a>, error: DecodeError) -> Term<'a> {
+    match error {
         DecodeError::MissingPadding => atoms::missing_padding().encode(env),
         DecodeError::InvalidCharacter(at) => (atoms::invalid_character(), at).encode(env),
         DecodeError::BadPadding(at) => (atoms::bad_padding(), at).encode(env),
         DecodeError::Incomplete(at) => (atoms::incomplete(), at).encode(env),
         DecodeError::NonCanonical(at) => (atoms::non_canonical(), at).encode(env),
-    };
-    (atoms::error(), reason).encode(env)
+    }
 }
 
 pub(crate) fn encode_options(flags: u32) -> NifResult<EncodeOptions> {
