@@ -34,18 +34,13 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 # A progress line rewritten in place only on a terminal; logs get one per size.
 if [ -t 2 ]; then BENCH_TTY=1; else BENCH_TTY=0; fi
 export BENCH_TTY
-# run_logged LOG MODULE ARGS...: runs MODULE:main(ARGS) in a fresh VM, its
-# output on the terminal and in LOG; fails as the VM does. (POSIX sh has no
-# pipefail: the status travels through a file.)
+. scripts/steps.sh
+# run_logged LOG MODULE ARGS...: MODULE:main(ARGS) in a fresh VM, logged.
 run_logged() {
     log=$1
     module=$2
     shift 2
-    { code=0; erl -noshell -pa "$lib_ebin" -pa "$ebin" -run "$module" main "$@" \
-        || code=$?; echo "$code" >"$log.status"; } | tee "$log"
-    code=$(cat "$log.status")
-    rm -f "$log.status"
-    [ "$code" -eq 0 ] || { echo "b64simd: $module FAILED (status $code)" >&2; exit "$code"; }
+    logged "$log" erl -noshell -pa "$lib_ebin" -pa "$ebin" -run "$module" main "$@"
 }
 
 if [ "$what" != latency ]; then

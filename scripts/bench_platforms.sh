@@ -27,15 +27,12 @@ SIZES=32,4096,1048576 ONLY=b64simd,otp-base64 erl -noshell $paths \
 erl -noshell $paths -run b64simd_workload main
 MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_elixir_bench.exs'
 
-# run LABEL COMMAND...: COMMAND's output on the terminal and in the result
-# file; fails as COMMAND does (POSIX sh has no pipefail).
+. scripts/steps.sh
+# run RELEASE COMMAND...: COMMAND logged to its result file.
 run() {
-    log="bench/results/otp-$1-$stamp.txt"
+    release=$1
     shift
-    { status=0; "$@" || status=$?; echo "$status" >"$log.status"; } | tee "$log"
-    status=$(cat "$log.status")
-    rm -f "$log.status"
-    [ "$status" -eq 0 ] || { echo "b64simd: bench-otp FAILED ($log)" >&2; exit "$status"; }
+    logged "bench/results/otp-$release-$stamp.txt" "$@"
 }
 
 run 25 env B64SIMD_BUILD=source sh -c "$harnesses"

@@ -27,16 +27,7 @@ case "$what" in
     *) echo "usage: sh scripts/test_platforms.sh otp|arm64" >&2; exit 2 ;;
 esac
 
-# timed LABEL COMMAND...: runs COMMAND and says how long it took.
-timed() {
-    label=$1
-    shift
-    start=$(date +%s)
-    status=0
-    "$@" || status=$?
-    echo "b64simd: $label took $(($(date +%s) - start)) s (status $status)"
-    return "$status"
-}
+. scripts/steps.sh
 
 # nifs TARGET: a directory with the release NIF for TARGET, out of its
 # tarball, and the same build with the test hooks.
