@@ -19,8 +19,11 @@ use crate::job::{Job, Step};
 use crate::lines;
 use crate::options::DecodeOptions;
 
-/// Carries longer than this take the stream's exact way (they come only
-/// from runs of whitespace or `=`).
+/// The most bytes a stream carries from one piece to the next: a quick step
+/// that would carry more (a piece ending in a long run of whitespace or
+/// `=`) answers `exact` instead, and the exact way carries at most a
+/// quantum's characters and its `=`. Longer carries, which no state holds,
+/// take the exact way too.
 pub const MAX_CARRY: usize = 64;
 
 /// Bytes of an unwrapped piece copied behind the carry: enough to complete

@@ -47,6 +47,25 @@ fn data_and_state<'a>(
     (shrink(data, written).release(env), state).encode(env)
 }
 
+/// The quick step's result: `{Data, State}` carrying on the bytes at
+/// `kept`, or `exact` when they are more than `quanta::MAX_CARRY` (a piece
+/// that ends in a long run of whitespace or `=`): the exact way carries only
+/// a quantum's characters and its `=`, so no state grows with such a run
+/// (each carried byte takes 9 bytes of state).
+fn quick_result<'a>(
+    env: Env<'a>,
+    data: OwnedBinary,
+    written: usize,
+    carry: &Carry,
+    piece: &[u8],
+    kept: std::ops::Range<usize>,
+) -> Term<'a> {
+    if kept.len() > quanta::MAX_CARRY {
+        return atoms::exact().encode(env);
+    }
+    data_and_state(env, data, written, carry, piece, kept)
+}
+
 /// A job's copy of the state it started from (the caller's binary does not
 /// outlive the call), read again when the job ends.
 fn reread(state: &[u8]) -> Carry<'_> {
@@ -80,7 +99,7 @@ fn decode_quanta<'a>(
         None => return Ok(atoms::exact().encode(env)),
         Some(Start::Finished(done)) => {
             let kept = carry.after_consumed(piece.len(), done.consumed);
-            return Ok(data_and_state(
+            return Ok(quick_result(
                 env,
                 output,
                 done.written,
@@ -104,7 +123,7 @@ fn decode_quanta<'a>(
     let held_whitespace = written != job.consumed() / 4 * 3;
     charge_decode(env, piece.len(), held_whitespace, started);
     let kept = carry.after_consumed(piece.len(), job.consumed());
-    Ok(data_and_state(env, output, written, &carry, &piece, kept))
+    Ok(quick_result(env, output, written, &carry, &piece, kept))
 }
 
 /// The quick step's job over a big piece.
@@ -129,7 +148,7 @@ impl NifJob for StreamQuanta {
     ) -> Term<'a> {
         let carry = reread(&self.state);
         let kept = carry.after_consumed(piece.len(), self.job.consumed());
-        data_and_state(env, output, written, &carry, piece, kept)
+        quick_result(env, output, written, &carry, piece, kept)
     }
 
     fn failed<'a>(&self, env: Env<'a>, _piece: &[u8], _error: DecodeError) -> Term<'a> {
