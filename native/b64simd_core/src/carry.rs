@@ -76,12 +76,6 @@ impl<'s> Carry<'s> {
         }
     }
 
-    /// The bytes of the carry followed by a piece of `piece_len` bytes that
-    /// are left after the first `consumed` were decoded.
-    pub fn after_consumed(&self, piece_len: usize, consumed: usize) -> std::ops::Range<usize> {
-        consumed..self.bytes.len() + piece_len
-    }
-
     /// The size of the state that keeps `kept` bytes.
     pub fn binary_len(kept: usize) -> usize {
         OFFSET_SIZE + kept * (1 + OFFSET_SIZE)
@@ -135,7 +129,6 @@ mod tests {
         assert_eq!((carry.stream_offset(0), carry.stream_offset(1)), (4, 5));
         // The next piece starts at stream offset 6.
         assert_eq!(carry.stream_offset(2), 6);
-        assert_eq!(carry.after_consumed(3, 1), 1..5);
         let second = after(&first, b"J\n=", &[0, 1, 2, 4]);
         let carry = Carry::from_binary(&second).unwrap();
         assert_eq!(carry.bytes(), b"QUJ=");

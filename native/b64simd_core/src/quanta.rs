@@ -18,13 +18,22 @@ use crate::engine::{decode_whole_quanta, DecodeJob};
 use crate::job::{Job, Step};
 use crate::lines;
 use crate::options::DecodeOptions;
+use std::ops::Range;
 
-/// The most bytes a stream carries from one piece to the next: a quick step
-/// that would carry more (a piece ending in a long run of whitespace or
-/// `=`) answers `exact` instead, and the exact way carries at most a
-/// quantum's characters and its `=`. Longer carries, which no state holds,
-/// take the exact way too.
+/// The most bytes a stream carries from one piece to the next
+/// (`left_over`). Longer carries, which no state holds, take the exact way.
 pub const MAX_CARRY: usize = 64;
+
+/// The bytes of `carry ++ piece` (offsets into the two, `carry_len` and
+/// `piece_len` long) that the stream carries on once their first `consumed`
+/// are decoded; `None` when they are more than `MAX_CARRY` (a piece ending
+/// in a long run of whitespace or `=`): the stream then takes its exact
+/// way, which carries at most a quantum's characters and its `=`, so no
+/// state grows with such a run.
+pub fn left_over(carry_len: usize, piece_len: usize, consumed: usize) -> Option<Range<usize>> {
+    let kept = consumed..carry_len + piece_len;
+    (kept.len() <= MAX_CARRY).then_some(kept)
+}
 
 /// Bytes of an unwrapped piece copied behind the carry: enough to complete
 /// its quantum unless whitespace gets in the way.
@@ -174,6 +183,9 @@ mod tests {
         assert_eq!(whole(b"", b"QU!D"), None);
         assert_eq!(whole(b"", b"QUJD\x0cQUJD"), None, "OTP rejects form feed");
         assert_eq!(whole(b"QU", b""), Some((vec![], 0)));
+        assert_eq!(left_over(2, 3, 1), Some(1..5));
+        assert_eq!(left_over(0, MAX_CARRY + 1, 1), Some(1..MAX_CARRY + 1));
+        assert_eq!(left_over(0, MAX_CARRY + 1, 0), None);
     }
 
     /// Encodings (plain or wrapped) with edits, cut into carry and piece at

@@ -47,23 +47,21 @@ fn data_and_state<'a>(
     (shrink(data, written).release(env), state).encode(env)
 }
 
-/// The quick step's result: `{Data, State}` carrying on the bytes at
-/// `kept`, or `exact` when they are more than `quanta::MAX_CARRY` (a piece
-/// that ends in a long run of whitespace or `=`): the exact way carries only
-/// a quantum's characters and its `=`, so no state grows with such a run
-/// (each carried byte takes 9 bytes of state).
+/// The quick step's result once the first `consumed` bytes of the carry
+/// and `piece` are decoded: `{Data, State}`, or `exact` when what is left
+/// is too long to carry (`quanta::left_over`).
 fn quick_result<'a>(
     env: Env<'a>,
     data: OwnedBinary,
     written: usize,
     carry: &Carry,
     piece: &[u8],
-    kept: std::ops::Range<usize>,
+    consumed: usize,
 ) -> Term<'a> {
-    if kept.len() > quanta::MAX_CARRY {
-        return atoms::exact().encode(env);
+    match quanta::left_over(carry.bytes().len(), piece.len(), consumed) {
+        Some(kept) => data_and_state(env, data, written, carry, piece, kept),
+        None => atoms::exact().encode(env),
     }
-    data_and_state(env, data, written, carry, piece, kept)
 }
 
 /// A job's copy of the state it started from (the caller's binary does not
@@ -98,14 +96,14 @@ fn decode_quanta<'a>(
     let job = match quanta::start(carry.bytes(), &piece, opts, output.as_mut_slice()) {
         None => return Ok(atoms::exact().encode(env)),
         Some(Start::Finished(done)) => {
-            let kept = carry.after_consumed(piece.len(), done.consumed);
+            let consumed = done.consumed;
             return Ok(quick_result(
                 env,
                 output,
                 done.written,
                 &carry,
                 &piece,
-                kept,
+                consumed,
             ));
         }
         Some(Start::Job(job)) => job,
@@ -122,8 +120,14 @@ fn decode_quanta<'a>(
     };
     let held_whitespace = written != job.consumed() / 4 * 3;
     charge_decode(env, piece.len(), held_whitespace, started);
-    let kept = carry.after_consumed(piece.len(), job.consumed());
-    Ok(quick_result(env, output, written, &carry, &piece, kept))
+    Ok(quick_result(
+        env,
+        output,
+        written,
+        &carry,
+        &piece,
+        job.consumed(),
+    ))
 }
 
 /// The quick step's job over a big piece.
@@ -147,8 +151,7 @@ impl NifJob for StreamQuanta {
         written: usize,
     ) -> Term<'a> {
         let carry = reread(&self.state);
-        let kept = carry.after_consumed(piece.len(), self.job.consumed());
-        quick_result(env, output, written, &carry, piece, kept)
+        quick_result(env, output, written, &carry, piece, self.job.consumed())
     }
 
     fn failed<'a>(&self, env: Env<'a>, _piece: &[u8], _error: DecodeError) -> Term<'a> {
