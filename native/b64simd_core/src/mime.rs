@@ -44,6 +44,9 @@ const BLOCK: usize = 16 * 1024;
 /// The filter's state between two blocks.
 #[derive(Clone, Debug)]
 struct Filter {
+    /// Where the filter is in the input and the output.
+    in_pos: usize,
+    out_pos: usize,
     /// The alphabet's classes (`scalar::class_table_for`).
     classes: &'static [u8; 256],
     /// Alphabet characters read but not decoded yet: fewer than 4.
@@ -59,11 +62,8 @@ struct Filter {
 pub struct MimeJob {
     opts: DecodeOptions,
     fast: DecodeJob,
-    /// Once the fast path has given up: the filter, and where it is in the
-    /// input and the output.
+    /// Once the fast path has given up: the filter.
     filter: Option<Box<Filter>>,
-    in_pos: usize,
-    out_pos: usize,
 }
 
 impl MimeJob {
@@ -72,8 +72,6 @@ impl MimeJob {
             opts,
             fast: DecodeJob::giving_up(opts),
             filter: None,
-            in_pos: 0,
-            out_pos: 0,
         }
     }
 
@@ -95,34 +93,35 @@ impl MimeJob {
         };
         let end = input
             .len()
-            .min(self.in_pos.saturating_add(max_input.max(1)));
+            .min(filter.in_pos.saturating_add(max_input.max(1)));
         with_scratch(|scratch| {
             let chars = &mut scratch[..BLOCK + 4];
-            for (index, block) in input[self.in_pos..end].chunks(BLOCK).enumerate() {
-                let offset = self.in_pos + index * BLOCK;
+            for (index, block) in input[filter.in_pos..end].chunks(BLOCK).enumerate() {
+                let offset = filter.in_pos + index * BLOCK;
                 let count = filter.read(block, offset, chars);
                 let whole = count / 4 * 4;
-                self.out_pos += decode_groups(
+                filter.out_pos += decode_groups(
                     &chars[..whole],
                     self.opts.alphabet,
-                    &mut output[self.out_pos..],
+                    &mut output[filter.out_pos..],
                 );
                 filter.pending_len = count - whole;
                 filter.pending[..count - whole].copy_from_slice(&chars[whole..count]);
             }
         });
-        self.in_pos = end;
+        filter.in_pos = end;
         if end < input.len() {
             return Step::More;
         }
+        let out_pos = filter.out_pos;
         let pending = &filter.pending[..filter.pending_len];
         match pending.len() {
-            0 => Step::Done(self.out_pos),
+            0 => Step::Done(out_pos),
             1 => Step::Failed(DecodeError::Incomplete(filter.last_significant)),
             _ if self.opts.padding_required && !filter.pad_after_last => {
                 Step::Failed(DecodeError::MissingPadding)
             }
-            _ => Step::Done(self.out_pos + decode_partial(pending, &mut output[self.out_pos..])),
+            _ => Step::Done(out_pos + decode_partial(pending, &mut output[out_pos..])),
         }
     }
 }
@@ -138,8 +137,10 @@ impl Job for MimeJob {
                 Step::Done(written) => return self.fast_done(input, written),
                 // Given up at a whole group: the filter goes on from there.
                 Step::Failed(_) => {
-                    (self.in_pos, self.out_pos) = self.fast.position();
+                    let (in_pos, out_pos) = self.fast.position();
                     self.filter = Some(Box::new(Filter {
+                        in_pos,
+                        out_pos,
                         classes: scalar::class_table_for(self.opts.alphabet),
                         pending: [0; 4],
                         pending_len: 0,
