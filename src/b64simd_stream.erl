@@ -52,6 +52,12 @@
     state = <<>> :: binary()
 }).
 
+%% A state that carries no bytes (a new stream's, or one whose pieces ended
+%% on whole quanta) is at most the next piece's offset: 8 bytes. Its end
+%% decodes to nothing under any options, without a NIF call (which cost
+%% 40 ns a stream, a twentieth of a 4 KiB stream's time).
+-define(NOTHING_CARRIED, 8).
+
 -opaque encoder() :: #encoder{}.
 %% An encoding stream's state.
 -opaque decoder() :: #decoder{}.
@@ -169,6 +175,8 @@ decode(Decoder, Base64) ->
 -spec decode_final(Decoder) -> Data when
       Decoder :: decoder(),
       Data :: binary().
+decode_final(#decoder{state = State}) when byte_size(State) =< ?NOTHING_CARRIED ->
+    <<>>;
 decode_final(#decoder{state = State, flags = Flags} = Decoder) ->
     case b64simd_nif:decode_final(State, Flags) of
         {error, Reason, Byte} -> ?RAISE(Reason, [Decoder], #{byte => Byte});

@@ -120,6 +120,15 @@ mod tests {
         out
     }
 
+    /// `b64simd_stream:decode_final/1` ends a stream whose state is at most
+    /// 8 bytes with no data and no NIF call.
+    #[test]
+    fn a_state_that_carries_nothing_is_8_bytes() {
+        assert_eq!(Carry::binary_len(0), 8);
+        assert_eq!(after(b"", b"QUJD", &[]).len(), 8);
+        assert!(Carry::binary_len(1) > 8);
+    }
+
     #[test]
     fn offsets_follow_the_bytes_across_pieces() {
         // "QU" of the first piece is left over at offsets 4 and 5.
