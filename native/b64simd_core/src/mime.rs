@@ -21,9 +21,9 @@
 //! up to 3 characters to the next block. A job filters for good from there.
 
 use crate::codec::{self, simdutf_decode};
-use crate::lines;
 use crate::engine::DecodeJob;
 use crate::job::{Job, Step};
+use crate::lines;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::scalar::{self, sextet, DecodeError};
 use crate::scratch::with_scratch;

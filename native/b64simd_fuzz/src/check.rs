@@ -125,7 +125,7 @@ fn check_quanta(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<(), St
     let (carry, piece) = text.split_at(cut);
     let len = maximal_decoded_len(text.len());
     let mut out = guarded(len);
-    let answer = match quanta::start(carry, piece, opts, &mut out[..len]) {
+    let answer = match quanta::start(carry, piece, opts, &mut out[..len], slice) {
         None => None,
         Some(Start::Finished(done)) => Some((done.written, done.consumed)),
         Some(Start::Job(mut job)) => loop {

@@ -93,7 +93,8 @@ fn decode_quanta<'a>(
     flags: u32,
 ) -> NifResult<Term<'a>> {
     let (opts, carry, mut output) = start(&state, &piece, flags)?;
-    let job = match quanta::start(carry.bytes(), &piece, opts, output.as_mut_slice()) {
+    let step = budget::slice_bytes(Work::Decode);
+    let job = match quanta::start(carry.bytes(), &piece, opts, output.as_mut_slice(), step) {
         None => return Ok(atoms::exact().encode(env)),
         Some(Start::Finished(done)) => {
             let consumed = done.consumed;
