@@ -37,11 +37,13 @@ pub(crate) fn decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult
 /// `max_len` is exact unless the input holds whitespace; a heap binary
 /// cannot shrink, so then the written part is copied into a new one.
 /// Also says whether it did hold whitespace (wrote less than `max_len`).
+/// An error is the term `error_term` makes of it.
 #[inline(always)]
-fn decode_to_term<'a>(
+pub(crate) fn decode_to_term<'a>(
     env: Env<'a>,
     max_len: usize,
     decode: impl FnOnce(&mut [u8]) -> Result<usize, DecodeError>,
+    error_term: impl FnOnce(DecodeError) -> Term<'a>,
 ) -> NifResult<(Term<'a>, bool)> {
     if max_len <= HEAP_BINARY_MAX {
         let (term, output) = new_binary(env, max_len);
@@ -52,7 +54,7 @@ fn decode_to_term<'a>(
                 bytes.copy_from_slice(&output[..written]);
                 (exact, true)
             }
-            Err(error) => (error_term(env, error), false),
+            Err(error) => (error_term(error), false),
         })
     } else {
         let mut output = alloc_binary(max_len)?;
@@ -61,7 +63,7 @@ fn decode_to_term<'a>(
                 let short = written < max_len;
                 (shrink(output, written).release(env).encode(env), short)
             }
-            Err(error) => (error_term(env, error), false),
+            Err(error) => (error_term(error), false),
         })
     }
 }
@@ -71,9 +73,12 @@ fn decode_to_term<'a>(
 #[inline(always)]
 fn decode_now<'a>(env: Env<'a>, input: &[u8], opts: DecodeOptions) -> NifResult<(Term<'a>, bool)> {
     let (trimmed, cut) = codec::trim_whitespace(input, opts);
-    decode_to_term(env, codec::decoded_len_bound(trimmed), |output| {
-        codec::decode_into(trimmed, opts, output).map_err(|error| error.shifted(cut))
-    })
+    decode_to_term(
+        env,
+        codec::decoded_len_bound(trimmed),
+        |output| codec::decode_into(trimmed, opts, output).map_err(|error| error.shifted(cut)),
+        |error| error_term(env, error),
+    )
 }
 
 /// For comparison only: `decode/2` in one call on a dirty CPU scheduler.
@@ -98,9 +103,12 @@ pub(crate) fn mime_decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifR
         return start_job(env, MimeJob::new(opts), output, input);
     }
     let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-    let (result, _) = decode_to_term(env, max_len, |output| {
-        mime::mime_decode_into(input, opts, output)
-    })?;
+    let (result, _) = decode_to_term(
+        env,
+        max_len,
+        |output| mime::mime_decode_into(input, opts, output),
+        |error| error_term(env, error),
+    )?;
     charge(env, Work::Decode, input.len().saturating_mul(cost), started);
     Ok(result)
 }

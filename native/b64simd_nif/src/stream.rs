@@ -5,6 +5,7 @@
 
 use crate::atoms;
 use crate::charge::{charge_decode, TIMED_CALL_BYTES};
+use crate::decode::decode_to_term;
 use crate::jobs::{start_job, NifJob};
 use crate::term::{alloc_binary, decode_options, joined_len, new_binary, reason_term, shrink};
 use b64simd_core::budget::{self, Work};
@@ -219,11 +220,12 @@ fn decode_final<'a>(env: Env<'a>, state: Binary<'a>, flags: u32) -> NifResult<Te
     let opts = decode_options(flags)?;
     let carry = Carry::from_binary(&state).ok_or(Error::BadArg)?;
     let (trimmed, cut) = codec::trim_whitespace(carry.bytes(), opts);
-    let mut output = alloc_binary(codec::decoded_len_bound(trimmed))?;
-    Ok(
-        match codec::decode_into(trimmed, opts, output.as_mut_slice()) {
-            Ok(written) => shrink(output, written).release(env).encode(env),
-            Err(error) => stream_error(env, &carry, carry.bytes(), error.shifted(cut)),
-        },
-    )
+    // A carry's few bytes decode into a heap binary, as decode/2's do.
+    let (data, _) = decode_to_term(
+        env,
+        codec::decoded_len_bound(trimmed),
+        |output| codec::decode_into(trimmed, opts, output).map_err(|error| error.shifted(cut)),
+        |error| stream_error(env, &carry, carry.bytes(), error),
+    )?;
+    Ok(data)
 }
