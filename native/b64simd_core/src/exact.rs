@@ -112,10 +112,7 @@ impl Job for ExactJob {
             // 1 or 2 bytes of a partial quantum: 2 or 3 characters.
             Step::Done(written) => (written / 3 * 3, [0, 2, 3][written % 3]),
         };
-        match self.finish(input, body_len, left) {
-            Ok(()) => Step::Done(written),
-            Err(error) => Step::Failed(error),
-        }
+        self.finish(input, body_len, left).map(|()| written).into()
     }
 }
 

@@ -22,6 +22,16 @@ pub enum Step {
     Failed(DecodeError),
 }
 
+/// A finished step: the bytes written, or the error.
+impl From<Result<usize, DecodeError>> for Step {
+    fn from(result: Result<usize, DecodeError>) -> Step {
+        match result {
+            Ok(written) => Step::Done(written),
+            Err(error) => Step::Failed(error),
+        }
+    }
+}
+
 /// Work done in steps over one input and one output buffer allocated up
 /// front: encode, wrapped encode, decode, MIME decode, validation and the
 /// stream's quanta are all jobs. Between steps a job holds only positions,

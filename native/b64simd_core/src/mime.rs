@@ -123,12 +123,7 @@ impl Job for MimeJob {
         if self.filter.is_none() {
             match self.fast.step(input, output, max_input / FAST_PATH_COST) {
                 Step::More => return Step::More,
-                Step::Done(written) => {
-                    return match fast_done(input, written, self.opts) {
-                        Ok(written) => Step::Done(written),
-                        Err(error) => Step::Failed(error),
-                    }
-                }
+                Step::Done(written) => return fast_done(input, written, self.opts).into(),
                 // Given up at a whole group: the filter goes on from there.
                 Step::Failed(_) => {
                     let (in_pos, out_pos) = self.fast.position();
