@@ -26,7 +26,7 @@ pub(crate) fn decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult
         return start_job(env, DecodeJob::new(opts), output, input);
     }
     let started = (input.len() >= TIMED_CALL_BYTES).then(Instant::now);
-    let (result, held_whitespace) = decode_now(env, input, opts)?;
+    let (result, held_whitespace) = decode_now(env, input, opts, |e| error_term(env, e))?;
     charge_decode(env, input.len(), held_whitespace, started);
     Ok(result)
 }
@@ -39,7 +39,7 @@ pub(crate) fn decode<'a>(env: Env<'a>, input: &'a [u8], flags: u32) -> NifResult
 /// Also says whether it did hold whitespace (wrote less than `max_len`).
 /// An error is the term `error_term` makes of it.
 #[inline(always)]
-pub(crate) fn decode_to_term<'a>(
+fn decode_to_term<'a>(
     env: Env<'a>,
     max_len: usize,
     decode: impl FnOnce(&mut [u8]) -> Result<usize, DecodeError>,
@@ -69,15 +69,21 @@ pub(crate) fn decode_to_term<'a>(
 }
 
 /// The one-shot decode, and whether the input held whitespace inside
-/// (whitespace around it is trimmed first: `codec::trim_whitespace`).
+/// (whitespace around it is trimmed first: `codec::trim_whitespace`). An
+/// error is the term `error_term` makes of it.
 #[inline(always)]
-fn decode_now<'a>(env: Env<'a>, input: &[u8], opts: DecodeOptions) -> NifResult<(Term<'a>, bool)> {
+pub(crate) fn decode_now<'a>(
+    env: Env<'a>,
+    input: &[u8],
+    opts: DecodeOptions,
+    error_term: impl FnOnce(DecodeError) -> Term<'a>,
+) -> NifResult<(Term<'a>, bool)> {
     let (trimmed, cut) = codec::trim_whitespace(input, opts);
     decode_to_term(
         env,
         codec::decoded_len_bound(trimmed),
         |output| codec::decode_into(trimmed, opts, output).map_err(|error| error.shifted(cut)),
-        |error| error_term(env, error),
+        error_term,
     )
 }
 
@@ -86,7 +92,7 @@ fn decode_now<'a>(env: Env<'a>, input: &[u8], opts: DecodeOptions) -> NifResult<
 #[rustler::nif(schedule = "DirtyCpu")]
 fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
     let opts = decode_options(flags)?;
-    Ok(decode_now(env, &input, opts)?.0)
+    Ok(decode_now(env, &input, opts, |e| error_term(env, e))?.0)
 }
 
 /// OTP's `mime_decode`: every byte outside the alphabet skipped. Only the

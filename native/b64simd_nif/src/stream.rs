@@ -5,7 +5,7 @@
 
 use crate::atoms;
 use crate::charge::{charge_decode, TIMED_CALL_BYTES};
-use crate::decode::decode_to_term;
+use crate::decode::decode_now;
 use crate::jobs::{start_job, NifJob};
 use crate::term::{alloc_binary, decode_options, joined_len, new_binary, reason_term, shrink};
 use b64simd_core::budget::{self, Work};
@@ -94,8 +94,8 @@ fn decode_quanta<'a>(
     flags: u32,
 ) -> NifResult<Term<'a>> {
     let (opts, carry, mut output) = start(&state, &piece, flags)?;
-    let step = budget::slice_bytes(Work::Decode);
-    let job = match quanta::start(carry.bytes(), &piece, opts, output.as_mut_slice(), step) {
+    let slice = budget::slice_bytes(Work::Decode);
+    let job = match quanta::start(carry.bytes(), &piece, opts, output.as_mut_slice(), slice) {
         None => return Ok(atoms::exact().encode(env)),
         Some(Start::Finished(done)) => {
             let consumed = done.consumed;
@@ -110,7 +110,7 @@ fn decode_quanta<'a>(
         }
         Some(Start::Job(job)) => job,
     };
-    if budget::is_sliced(Work::Decode, piece.len()) {
+    if piece.len() > slice {
         let state = state.as_slice().to_vec();
         return start_job(env, StreamQuanta { job, state }, output, &piece);
     }
@@ -219,13 +219,10 @@ impl NifJob for StreamExact {
 fn decode_final<'a>(env: Env<'a>, state: Binary<'a>, flags: u32) -> NifResult<Term<'a>> {
     let opts = decode_options(flags)?;
     let carry = Carry::from_binary(&state).ok_or(Error::BadArg)?;
-    let (trimmed, cut) = codec::trim_whitespace(carry.bytes(), opts);
-    // A carry's few bytes decode into a heap binary, as decode/2's do.
-    let (data, _) = decode_to_term(
-        env,
-        codec::decoded_len_bound(trimmed),
-        |output| codec::decode_into(trimmed, opts, output).map_err(|error| error.shifted(cut)),
-        |error| stream_error(env, &carry, carry.bytes(), error),
-    )?;
+    // decode/2's one-shot decode (a carry's few bytes into a heap binary),
+    // its error given the stream's offset.
+    let (data, _) = decode_now(env, carry.bytes(), opts, |error| {
+        stream_error(env, &carry, carry.bytes(), error)
+    })?;
     Ok(data)
 }
