@@ -83,7 +83,7 @@ const INVALID: u8 = 66;
 /// One table per alphabet: the sextet value of each byte, or PAD,
 /// WHITESPACE or INVALID. A table lookup instead of a chain of range tests
 /// keeps the scalar decoder at a few cycles per byte.
-const fn class_table(alphabet: Alphabet) -> [u8; 256] {
+pub(crate) const fn class_table(alphabet: Alphabet) -> [u8; 256] {
     let mut table = [INVALID; 256];
     let mut i = 0;
     while i < 26 {
@@ -128,7 +128,7 @@ pub(crate) fn class_table_for(alphabet: Alphabet) -> &'static [u8; 256] {
 
 /// Whether a class-table entry is an alphabet character (a sextet value).
 #[inline]
-pub(crate) fn is_sextet_class(class: u8) -> bool {
+pub(crate) const fn is_sextet_class(class: u8) -> bool {
     class < PAD
 }
 
