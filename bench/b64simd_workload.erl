@@ -3,6 +3,8 @@
 %% bytes, each encoded, and each encoding decoded. The time per operation,
 %% for b64simd, OTP's `base64' and, when `B64VERYFAST_EBIN' names its ebin,
 %% b64veryfast; every library's output is checked against OTP's first.
+%% `binary:copy/1' of the same inputs runs beside them as the reference: a
+%% new binary of each input's size, what any call that returns one pays.
 %%
 %% The libraries take turns in 9 rounds (outside load then spreads over all
 %% of them); each round runs the whole list in a fresh process, and the
@@ -24,15 +26,17 @@ main() ->
                  {"otp-base64", fun base64:encode/1, fun base64:decode/1}]
         ++ peer(),
     [check(Library, Raw, Encoded) || Library <- Libraries],
+    Reference = {"binary:copy", fun binary:copy/1, fun binary:copy/1},
     Cases = [{Name, Op, Fun, Input}
-             || {Name, Encode, Decode} <- Libraries,
+             || {Name, Encode, Decode} <- Libraries ++ [Reference],
                 {Op, Fun, Input} <- [{encode, Encode, Raw}, {decode, Decode, Encoded}]],
     Rounds = [[ns_per_op(Fun, Input) || {_, _, Fun, Input} <- Cases]
               || _ <- lists:seq(1, ?ROUNDS)],
     Medians = [b64simd_bench:median(Column) || Column <- b64simd_bench:transpose(Rounds)],
     Results = lists:zip(Cases, Medians),
     io:format("~n== erlfdb workload: ~B binaries of 32-512 bytes (seed ~p), OTP ~s; "
-              "ns per operation, median of ~B interleaved rounds; x = over b64simd~n",
+              "ns per operation, median of ~B interleaved rounds; x = over b64simd;~n"
+              "binary:copy = a copy of each input, the cost of making a new binary~n",
               [?COUNT, ?SEED, erlang:system_info(otp_release), ?ROUNDS]),
     [begin
          {_, Ours} = lists:keyfind({"b64simd", Op}, 1,
