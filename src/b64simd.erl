@@ -75,7 +75,7 @@
       Data :: iodata(),
       Base64 :: binary().
 encode(Data) when is_binary(Data) ->
-    finish(b64simd_nif:encode(Data, ?DEFAULT_FLAGS), Data);
+    finish(b64simd_nif:encode(Data), Data);
 encode(Data) ->
     case b64simd_options:to_binary(Data) of
         badarg -> ?RAISE(badarg, [Data]);
@@ -93,7 +93,7 @@ encode(Data) ->
       Options :: encode_options(),
       Base64 :: binary().
 encode(Data, Options) when is_binary(Data), map_size(Options) =:= 0 ->
-    finish(b64simd_nif:encode(Data, ?DEFAULT_FLAGS), Data);
+    finish(b64simd_nif:encode(Data), Data);
 %% The common urlsafe case (JWT, URLs) straight to the NIF: building the
 %% general case's tuple doubled a 32-byte call.
 encode(Data, #{mode := urlsafe, padding := false} = Options)
@@ -299,7 +299,10 @@ encode_binary(Data, Flags) ->
 %% The decoded binary, `{error, Reason}', or `badarg' for bad iodata or
 %% options; the caller raises, so that the stack trace names the API call.
 %% A binary with good flags, the hot case, calls the NIF directly rather
-%% than through a fun.
+%% than through a fun; with the default flags, the NIF that need not read
+%% them (inlined, the callers that pass the literal get this clause alone).
+decode_iodata(Base64, ?DEFAULT_FLAGS) when is_binary(Base64) ->
+    finish(b64simd_nif:decode(Base64), Base64);
 decode_iodata(Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
     finish(b64simd_nif:decode(Base64, Flags), Base64);
 decode_iodata(Base64, Flags) ->

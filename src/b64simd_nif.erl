@@ -3,7 +3,7 @@
 %% take already-validated binaries and option flags from `b64simd'.
 -module(b64simd_nif).
 
--export([encode/2, decode/2, continue/2, encode_after/3]).
+-export([encode/1, encode/2, decode/1, decode/2, continue/2, encode_after/3]).
 -export([decode_quanta/3, decode_exact/3, decode_final/2]).
 -export([encode_wrapped/4, encode_wrapped_after/6, mime_decode/2, is_valid/2, kernel/0]).
 
@@ -48,6 +48,11 @@ priv_dir() ->
             Dir
     end.
 
+%% encode/1 and decode/1 are encode/2 and decode/2 with the default flags,
+%% which they need not read.
+-spec encode(binary()) -> binary() | {continue, reference()}.
+encode(_Data) -> not_loaded(?LINE).
+
 -spec encode(binary(), non_neg_integer()) -> binary() | {continue, reference()}.
 encode(_Data, _Flags) -> not_loaded(?LINE).
 
@@ -55,6 +60,9 @@ encode(_Data, _Flags) -> not_loaded(?LINE).
 %% joining them; a job continues with Data.
 -spec encode_after(binary(), binary(), non_neg_integer()) -> binary() | {continue, reference()}.
 encode_after(_Carry, _Data, _Flags) -> not_loaded(?LINE).
+
+-spec decode(binary()) -> binary() | {error, term()} | {continue, reference()}.
+decode(_Data) -> not_loaded(?LINE).
 
 -spec decode(binary(), non_neg_integer()) ->
     binary() | {error, term()} | {continue, reference()}.

@@ -43,6 +43,8 @@ const PADDING: u32 = 1 << 2;
 const REJECT_WHITESPACE: u32 = 1 << 3;
 const CANONICAL: u32 = 1 << 4;
 const ALL_FLAGS: u32 = MODE_MASK | PADDING | REJECT_WHITESPACE | CANONICAL;
+/// `encode/1` and `decode/1`: the standard alphabet, padding written and required.
+pub const DEFAULT_FLAGS: u32 = PADDING;
 
 impl EncodeOptions {
     pub const DEFAULT: EncodeOptions = EncodeOptions {
