@@ -137,7 +137,7 @@ encode_to_string(Data, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 decode(Base64) ->
-    case decode_iodata(Base64, ?DEFAULT_FLAGS) of
+    case run_iodata(decode, Base64, ?DEFAULT_FLAGS) of
         Data when is_binary(Data) -> Data;
         {error, Reason} -> ?RAISE(Reason, [Base64]);
         badarg -> ?RAISE(badarg, [Base64])
@@ -150,7 +150,7 @@ decode(Base64) ->
       Options :: decode_options(),
       Data :: binary().
 decode(Base64, Options) ->
-    case decode_iodata(Base64, b64simd_options:decode_flags(Options)) of
+    case run_iodata(decode, Base64, b64simd_options:decode_flags(Options)) of
         Data when is_binary(Data) -> Data;
         {error, Reason} -> ?RAISE(Reason, [Base64, Options]);
         badarg -> ?RAISE(badarg, [Base64, Options])
@@ -178,7 +178,7 @@ decode_to_string(Base64, Options) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64) ->
-    case decode_iodata(Base64, ?DEFAULT_FLAGS) of
+    case run_iodata(decode, Base64, ?DEFAULT_FLAGS) of
         Data when is_binary(Data) -> {ok, Data};
         {error, _} = Error -> Error;
         badarg -> ?RAISE(badarg, [Base64])
@@ -192,7 +192,7 @@ try_decode(Base64) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64, Options) ->
-    case decode_iodata(Base64, b64simd_options:decode_flags(Options)) of
+    case run_iodata(decode, Base64, b64simd_options:decode_flags(Options)) of
         Data when is_binary(Data) -> {ok, Data};
         {error, _} = Error -> Error;
         badarg -> ?RAISE(badarg, [Base64, Options])
@@ -213,7 +213,7 @@ try_decode(Base64, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 mime_decode(Base64) ->
-    case run_iodata(fun b64simd_nif:mime_decode/2, Base64, ?DEFAULT_FLAGS) of
+    case run_iodata(mime_decode, Base64, ?DEFAULT_FLAGS) of
         Data when is_binary(Data) -> Data;
         {error, Reason} -> ?RAISE(Reason, [Base64]);
         badarg -> ?RAISE(badarg, [Base64])
@@ -227,7 +227,7 @@ mime_decode(Base64) ->
       Options :: mime_decode_options(),
       Data :: binary().
 mime_decode(Base64, Options) ->
-    case run_iodata(fun b64simd_nif:mime_decode/2, Base64, b64simd_options:mime_flags(Options)) of
+    case run_iodata(mime_decode, Base64, b64simd_options:mime_flags(Options)) of
         Data when is_binary(Data) -> Data;
         {error, Reason} -> ?RAISE(Reason, [Base64, Options]);
         badarg -> ?RAISE(badarg, [Base64, Options])
@@ -254,7 +254,7 @@ mime_decode_to_string(Base64, Options) ->
 -spec is_valid(Base64) -> boolean() when
       Base64 :: iodata().
 is_valid(Base64) ->
-    case run_iodata(fun b64simd_nif:is_valid/2, Base64, ?DEFAULT_FLAGS) of
+    case run_iodata(is_valid, Base64, ?DEFAULT_FLAGS) of
         badarg -> ?RAISE(badarg, [Base64]);
         Valid -> Valid
     end.
@@ -265,7 +265,7 @@ is_valid(Base64) ->
       Base64 :: iodata(),
       Options :: decode_options().
 is_valid(Base64, Options) ->
-    case run_iodata(fun b64simd_nif:is_valid/2, Base64, b64simd_options:decode_flags(Options)) of
+    case run_iodata(is_valid, Base64, b64simd_options:decode_flags(Options)) of
         badarg -> ?RAISE(badarg, [Base64, Options]);
         Valid -> Valid
     end.
@@ -296,25 +296,34 @@ format_error(_Reason, _StackTrace) ->
 encode_binary(Data, Flags) ->
     finish(b64simd_nif:encode(Data, Flags), Data).
 
-%% The decoded binary, `{error, Reason}', or `badarg' for bad iodata or
-%% options; the caller raises, so that the stack trace names the API call.
-%% A binary with good flags, the hot case, calls the NIF directly rather
-%% than through a fun; with the default flags, the NIF that need not read
-%% them (inlined, the callers that pass the literal get this clause alone).
-decode_iodata(Base64, ?DEFAULT_FLAGS) when is_binary(Base64) ->
+%% What the NIF `Nif' (decode, mime_decode, is_valid) gives for `Base64':
+%% its result, or `badarg' for bad iodata or options; the caller raises, so
+%% that the stack trace names the API call. Inlined: callers pass `Nif' as a
+%% literal, and most the default flags too, so a binary, the hot case, is a
+%% direct call of its NIF (with the default flags, of the one that need not
+%% read them). One function of clauses: a dispatch function inlined within
+%% an inlined one stayed a call.
+run_iodata(decode, Base64, ?DEFAULT_FLAGS) when is_binary(Base64) ->
     finish(b64simd_nif:decode(Base64), Base64);
-decode_iodata(Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
+run_iodata(decode, Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
     finish(b64simd_nif:decode(Base64, Flags), Base64);
-decode_iodata(Base64, Flags) ->
-    run_iodata(fun b64simd_nif:decode/2, Base64, Flags).
-
-%% The NIF's result for iodata, or `badarg' for bad iodata or options.
-run_iodata(_Nif, _Base64, badarg) ->
-    badarg;
+run_iodata(mime_decode, Base64, ?DEFAULT_FLAGS) when is_binary(Base64) ->
+    finish(b64simd_nif:mime_decode(Base64), Base64);
+run_iodata(mime_decode, Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
+    finish(b64simd_nif:mime_decode(Base64, Flags), Base64);
+run_iodata(is_valid, Base64, ?DEFAULT_FLAGS) when is_binary(Base64) ->
+    finish(b64simd_nif:is_valid(Base64), Base64);
+run_iodata(is_valid, Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
+    finish(b64simd_nif:is_valid(Base64, Flags), Base64);
 run_iodata(Nif, Base64, Flags) ->
+    iodata_to_nif(Nif, Base64, Flags).
+
+iodata_to_nif(_Nif, _Base64, badarg) ->
+    badarg;
+iodata_to_nif(Nif, Base64, Flags) ->
     case b64simd_options:to_binary(Base64) of
         badarg -> badarg;
-        Binary -> finish(Nif(Binary, Flags), Binary)
+        Binary -> run_iodata(Nif, Binary, Flags)
     end.
 
 encode_wrapped(Data, Flags, Length, Lf) ->
@@ -324,7 +333,7 @@ encode_wrapped(Data, Flags, Length, Lf) ->
 %% charged as a full timeslice): b64simd_options:finish/2 calls back in, so
 %% that the scheduler runs others in between. Inlined, and the common case
 %% answered here: a call is a noticeable part of a 50 ns encode.
--compile({inline, [finish/2, decode_iodata/2]}).
+-compile({inline, [finish/2, run_iodata/3]}).
 finish({continue, _} = Continue, Input) ->
     b64simd_options:finish(Continue, Input);
 finish(Result, _Input) ->

@@ -5,7 +5,8 @@
 
 -export([encode/1, encode/2, decode/1, decode/2, continue/2, encode_after/3]).
 -export([decode_quanta/3, decode_exact/3, decode_final/2]).
--export([encode_wrapped/4, encode_wrapped_after/6, mime_decode/2, is_valid/2, kernel/0]).
+-export([encode_wrapped/4, encode_wrapped_after/6, mime_decode/1, mime_decode/2, is_valid/1, is_valid/2]).
+-export([kernel/0]).
 
 -on_load(load/0).
 
@@ -48,8 +49,8 @@ priv_dir() ->
             Dir
     end.
 
-%% encode/1 and decode/1 are encode/2 and decode/2 with the default flags,
-%% which they need not read.
+%% encode/1, decode/1, mime_decode/1 and is_valid/1 are the /2 ones with
+%% the default flags, which they need not read.
 -spec encode(binary()) -> binary() | {continue, reference()}.
 encode(_Data) -> not_loaded(?LINE).
 
@@ -104,9 +105,15 @@ encode_wrapped(_Data, _Flags, _LineLength, _Lf) -> not_loaded(?LINE).
                            non_neg_integer()) -> binary() | {continue, reference()}.
 encode_wrapped_after(_Carry, _Data, _Flags, _LineLength, _Lf, _Column) -> not_loaded(?LINE).
 
+-spec mime_decode(binary()) -> binary() | {error, term()} | {continue, reference()}.
+mime_decode(_Data) -> not_loaded(?LINE).
+
 -spec mime_decode(binary(), non_neg_integer()) ->
     binary() | {error, term()} | {continue, reference()}.
 mime_decode(_Data, _Flags) -> not_loaded(?LINE).
+
+-spec is_valid(binary()) -> boolean() | {continue, reference()}.
+is_valid(_Data) -> not_loaded(?LINE).
 
 -spec is_valid(binary(), non_neg_integer()) -> boolean() | {continue, reference()}.
 is_valid(_Data, _Flags) -> not_loaded(?LINE).

@@ -117,7 +117,8 @@ nif_stubs_reject_nonsense_test() ->
     [?assertError(badarg, b64simd_nif:encode(T, 4)) || T <- [[], "x", <<1:1>>, foo, 1]],
     [?assertError(badarg, b64simd_nif:decode(T, 4)) || T <- [[], "QQ==", <<1:1>>, foo]],
     [?assertError(badarg, b64simd_nif:encode(T)) || T <- [[], "x", <<1:1>>, foo, 1]],
-    [?assertError(badarg, b64simd_nif:decode(T)) || T <- [[], "QQ==", <<1:1>>, foo]],
+    [?assertError(badarg, b64simd_nif:F(T)) || T <- [[], "QQ==", <<1:1>>, foo],
+                                              F <- [decode, mime_decode, is_valid]],
     [?assertError(badarg, b64simd_nif:decode_exact(<<>>, <<"QQ==">>, F)) || F <- Flags],
     [?assertError(badarg, b64simd_nif:decode_exact(T, <<"QQ==">>, 4))
      || T <- [[], "QQ==", <<1:1>>, foo, <<"not a state">>]],

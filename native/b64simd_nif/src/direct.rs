@@ -1,5 +1,5 @@
-//! The hot entry points (`encode/1,2`, `decode/1,2`, `mime_decode/2`,
-//! `is_valid/2`), registered without rustler's `#[nif]` wrapper.
+//! The hot entry points (`encode`, `decode`, `mime_decode`, `is_valid`,
+//! each of arity 1 and 2), registered without rustler's `#[nif]` wrapper.
 
 use crate::decode::{decode, is_valid, mime_decode};
 use crate::encode::encode;
@@ -117,5 +117,7 @@ direct_nif!("encode", 1, encode, default_flags);
 direct_nif!("encode", 2, encode, flags_argument);
 direct_nif!("decode", 1, decode, default_flags);
 direct_nif!("decode", 2, decode, flags_argument);
+direct_nif!("mime_decode", 1, mime_decode, default_flags);
 direct_nif!("mime_decode", 2, mime_decode, flags_argument);
+direct_nif!("is_valid", 1, is_valid, default_flags);
 direct_nif!("is_valid", 2, is_valid, flags_argument);
