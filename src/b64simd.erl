@@ -92,20 +92,38 @@ encode(Data) ->
       Data :: iodata(),
       Options :: encode_options(),
       Base64 :: binary().
-encode(Data, Options) when is_binary(Data), map_size(Options) =:= 0 ->
-    finish(b64simd_nif:encode(Data), Data);
-%% The common urlsafe case (JWT, URLs) straight to the NIF: building the
-%% general case's tuple doubled a 32-byte call.
-encode(Data, #{mode := urlsafe, padding := false} = Options)
-  when is_binary(Data), map_size(Options) =:= 2 ->
-    finish(b64simd_nif:encode(Data, ?MODE_URLSAFE), Data);
-%% Both options named (the Elixir facade): no line options to look for.
-encode(Data, #{mode := _, padding := _} = Options) when is_binary(Data), map_size(Options) =:= 2 ->
-    case b64simd_options:encode_flags(Options) of
-        badarg -> ?RAISE(badarg, [Data, Options]);
-        Flags -> encode_binary(Data, Flags)
+%% A binary with a map: the map's size read once and chosen on first, so
+%% the map is looked up only for the keys its size allows (as
+%% b64simd_options does); the common cases go straight to the NIF.
+encode(Data, Options) when is_binary(Data), is_map(Options) ->
+    case map_size(Options) of
+        0 ->
+            finish(b64simd_nif:encode(Data), Data);
+        2 ->
+            case Options of
+                %% The common urlsafe case (JWT, URLs): building the general
+                %% case's tuple doubled a 32-byte call.
+                #{mode := urlsafe, padding := false} ->
+                    finish(b64simd_nif:encode(Data, ?MODE_URLSAFE), Data);
+                %% Both options named (the Elixir facade): no line options.
+                #{mode := _, padding := _} ->
+                    case b64simd_options:encode_flags(Options) of
+                        badarg -> ?RAISE(badarg, [Data, Options]);
+                        Flags -> finish(b64simd_nif:encode(Data, Flags), Data)
+                    end;
+                _ ->
+                    encode_any(Data, Options)
+            end;
+        _ ->
+            encode_any(Data, Options)
     end;
 encode(Data, Options) ->
+    encode_any(Data, Options).
+
+%% encode/2 in general: iodata, any options, line wrapping. Inlined, so that
+%% its error is raised by encode/2.
+-compile({inline, [encode_any/2]}).
+encode_any(Data, Options) ->
     case {b64simd_options:to_binary(Data), b64simd_options:encode_flags(Options), b64simd_options:line_options(Options)} of
         {badarg, _, _} -> ?RAISE(badarg, [Data, Options]);
         {_, badarg, _} -> ?RAISE(badarg, [Data, Options]);
