@@ -75,7 +75,7 @@
       Data :: iodata(),
       Base64 :: binary().
 encode(Data) when is_binary(Data) ->
-    finish(b64simd_nif:encode(Data), Data);
+    encode_binary(Data, ?DEFAULT_FLAGS);
 encode(Data) ->
     case b64simd_options:to_binary(Data) of
         badarg -> ?RAISE(badarg, [Data]);
@@ -98,18 +98,18 @@ encode(Data) ->
 encode(Data, Options) when is_binary(Data), is_map(Options) ->
     case map_size(Options) of
         0 ->
-            finish(b64simd_nif:encode(Data), Data);
+            encode_binary(Data, ?DEFAULT_FLAGS);
         2 ->
             case Options of
                 %% The common urlsafe case (JWT, URLs): building the general
                 %% case's tuple doubled a 32-byte call.
                 #{mode := urlsafe, padding := false} ->
-                    finish(b64simd_nif:encode(Data, ?MODE_URLSAFE), Data);
+                    encode_binary(Data, ?MODE_URLSAFE);
                 %% Both options named (the Elixir facade): no line options.
                 #{mode := _, padding := _} ->
                     case b64simd_options:encode_flags(Options) of
                         badarg -> ?RAISE(badarg, [Data, Options]);
-                        Flags -> finish(b64simd_nif:encode(Data, Flags), Data)
+                        Flags -> encode_binary(Data, Flags)
                     end;
                 _ ->
                     encode_any(Data, Options)
@@ -311,6 +311,10 @@ format_error(_Reason, _StackTrace) ->
 %% Internal: calling the NIF
 %%====================================================================
 
+%% The encoded binary; with the default flags from the NIF that need not
+%% read them. Inlined, like run_iodata/3 for decoding.
+encode_binary(Data, ?DEFAULT_FLAGS) ->
+    finish(b64simd_nif:encode(Data), Data);
 encode_binary(Data, Flags) ->
     finish(b64simd_nif:encode(Data, Flags), Data).
 
@@ -351,7 +355,7 @@ encode_wrapped(Data, Flags, Length, Lf) ->
 %% charged as a full timeslice): b64simd_options:finish/2 calls back in, so
 %% that the scheduler runs others in between. Inlined, and the common case
 %% answered here: a call is a noticeable part of a 50 ns encode.
--compile({inline, [finish/2, run_iodata/3]}).
+-compile({inline, [finish/2, encode_binary/2, run_iodata/3]}).
 finish({continue, _} = Continue, Input) ->
     b64simd_options:finish(Continue, Input);
 finish(Result, _Input) ->

@@ -43,7 +43,9 @@ const PADDING: u32 = 1 << 2;
 const REJECT_WHITESPACE: u32 = 1 << 3;
 const CANONICAL: u32 = 1 << 4;
 const ALL_FLAGS: u32 = MODE_MASK | PADDING | REJECT_WHITESPACE | CANONICAL;
-/// `encode/1` and `decode/1`: the standard alphabet, padding written and required.
+/// The options of the NIFs of arity 1 (`encode/1`, `decode/1`,
+/// `mime_decode/1`, `is_valid/1`): the standard alphabet, padding written
+/// and required; `?DEFAULT_FLAGS` in `b64simd_flags.hrl`.
 pub const DEFAULT_FLAGS: u32 = PADDING;
 
 impl EncodeOptions {
@@ -125,11 +127,11 @@ mod tests {
     #[test]
     fn default_flags_round_trip() {
         assert_eq!(
-            EncodeOptions::from_flags(PADDING),
+            EncodeOptions::from_flags(DEFAULT_FLAGS),
             Some(EncodeOptions::DEFAULT)
         );
         assert_eq!(
-            DecodeOptions::from_flags(PADDING),
+            DecodeOptions::from_flags(DEFAULT_FLAGS),
             Some(DecodeOptions::DEFAULT)
         );
     }

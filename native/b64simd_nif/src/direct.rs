@@ -100,8 +100,8 @@ unsafe fn flags_argument(
 
 /// NAME/1's: the default options, a constant the compiler folds through
 /// the function it calls, so neither reading nor checking flags is left
-/// (a 32-byte `encode/1` 41.4-46.5 -> 36.7-37.5 ns, `make bench`'s floor
-/// harness, three alternating runs).
+/// (a 32-byte `encode/1` 41.5-42.6 -> 35.8-36.2 ns, `decode/1` 52.1-55.2
+/// -> 48.7-49.3 ns, `make bench`'s floor harness, three alternating runs).
 ///
 /// # Safety
 /// Reads nothing; `unsafe` only to share `flags_argument`'s signature.
