@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 cases=${1:-${SOAK_CASES:-2500000}}
 rebar3 as test compile
 ebin=_build/test/lib/b64simd/ebin
+# The reference model, test/b64simd_ref.erl, which the test profile compiles.
+tests=_build/test/lib/b64simd/test
 out=_build/soak/ebin
 mkdir -p "$out"
 erlc +warnings_as_errors -o "$out" soak/b64simd_soak.erl
@@ -19,7 +21,7 @@ failed=""
 for kernel in $kernels; do
     echo "=== soak, kernel $kernel"
     log=_build/soak/$kernel.log
-    if SIMDUTF_FORCE_IMPLEMENTATION=$kernel erl -noshell -pa "$ebin" -pa "$out" \
+    if SIMDUTF_FORCE_IMPLEMENTATION=$kernel erl -noshell -pa "$ebin" -pa "$tests" -pa "$out" \
         -run b64simd_soak main "$cases" | tee "$log"; then :; else failed="$failed $kernel"; fi
     summary="$summary
   $(grep -o 'SOAK kernel=.*' "$log" || echo "SOAK kernel=$kernel crashed")"

@@ -2,11 +2,9 @@
 %% kernel in a fresh VM. It lives outside test/ because rebar3 eunit runs
 %% every module it finds there, and a soak takes many minutes.
 %%
-%% Every case is checked against oracles written here: an encoder built on
-%% OTP `base64' (translated for urlsafe, padding stripped), a pure-Erlang
-%% decoder that implements the rules of native/b64simd_core/src/scalar.rs
-%% independently (accept/reject, output, reason and offset), and OTP's
-%% `base64:decode/1' itself for the default options. Inputs are random
+%% Every case is checked against the suites' reference model,
+%% test/b64simd_ref.erl (accept/reject, output, reason and offset), and
+%% against OTP's `base64:decode/1' itself for the default options. Inputs are random
 %% binaries of every size class, their encodings, and mutations of those;
 %% each decode case runs under one of the 24 decode option combinations
 %% (drawn at random: a million cases cover each about 40,000 times) and
@@ -23,7 +21,7 @@
 -import(proper_types, [boolean/0, byte/0, frequency/1, integer/2, list/1, nat/0, oneof/1,
                        range/2]).
 
--export([main/1, reference_decode/2]).
+-export([main/1]).
 
 %%====================================================================
 %% Entry point
@@ -65,8 +63,8 @@ prop_encode() ->
     ?FORALL({Plain, Mode, Padding, Split, Slice},
             {plain(), oneof([standard, urlsafe]), boolean(), split(), slice()},
             begin
-                Expected = reference_encode(Plain, Mode, Padding),
                 Opts = #{mode => Mode, padding => Padding},
+                Expected = b64simd_ref:encode(Plain, Opts),
                 Got = with_slices(Slice, fun() -> b64simd:encode(split(Plain, Split), Opts) end),
                 ?WHENFAIL(io:format("encode ~w bytes ~p slice ~p~n got ~p~n expected ~p~n",
                                     [byte_size(Plain), Opts, Slice, Got, Expected]),
@@ -76,7 +74,7 @@ prop_encode() ->
 prop_decode() ->
     ?FORALL({Text, Opts, Split, Slice}, {text(), decode_options(), split(), slice()},
             begin
-                Expected = reference_decode(Text, Opts),
+                Expected = b64simd_ref:decode(Text, Opts),
                 Got = with_slices(Slice, fun() ->
                                                  b64simd:try_decode(split(Text, Split), Opts)
                                          end),
@@ -120,7 +118,7 @@ bytes(Len, Seed) ->
 text() ->
     ?LET({Plain, Mode, Padding, Mutations},
          {plain(), oneof([standard, urlsafe]), boolean(), list(mutation())},
-         mutate(reference_encode(Plain, Mode, Padding), Mutations)).
+         mutate(b64simd_ref:encode(Plain, #{mode => Mode, padding => Padding}), Mutations)).
 
 mutation() ->
     frequency([{4, {insert, nat(), special()}},
@@ -208,90 +206,3 @@ decode_options() ->
     ?LET({M, P, W, C}, {oneof([standard, urlsafe, any]), boolean(), oneof([skip, reject]),
                         boolean()},
          #{mode => M, padding => P, whitespace => W, canonical => C}).
-
-%%====================================================================
-%% Oracles
-%%====================================================================
-
-reference_encode(Plain, Mode, Padding) ->
-    Standard = base64:encode(Plain),
-    Alphabet = case Mode of
-                   standard -> Standard;
-                   urlsafe -> << <<(swap(C))>> || <<C>> <= Standard >>
-               end,
-    case Padding of
-        true -> Alphabet;
-        false -> binary:replace(Alphabet, <<"=">>, <<>>, [global])
-    end.
-
-%% @doc The decode rules of scalar.rs, written again in Erlang: scan left to
-%% right, the first problem wins; then the end-of-input rules.
--spec reference_decode(binary(), map()) -> {ok, binary()} | {error, term()}.
-reference_decode(Text, Opts) ->
-    scan(Text, 0, Opts, {0, 0, 0, undefined, 0, []}).
-
-%% State: {Quantum, Significant, LastSignificant, FirstPad, Pads, Output}.
-scan(<<>>, _At, Opts, State) ->
-    finish(Opts, State);
-scan(<<C, Rest/binary>>, At, Opts, {Q, Sig, Last, FirstPad, Pads, Out} = State) ->
-    case classify(C, maps:get(mode, Opts)) of
-        {sextet, _} when FirstPad =/= undefined ->
-            {error, {bad_padding, FirstPad}};
-        {sextet, V} when Sig rem 4 =:= 3 ->
-            Word = (Q bsl 6) bor V,
-            scan(Rest, At + 1, Opts, {0, Sig + 1, At, FirstPad, Pads, [Out, <<Word:24>>]});
-        {sextet, V} ->
-            scan(Rest, At + 1, Opts, {(Q bsl 6) bor V, Sig + 1, At, FirstPad, Pads, Out});
-        pad ->
-            Allowed = case Sig rem 4 of 2 -> 2; 3 -> 1; _ -> 0 end,
-            First = case FirstPad of undefined -> At; _ -> FirstPad end,
-            case Pads + 1 > Allowed of
-                true -> {error, {bad_padding, At}};
-                false -> scan(Rest, At + 1, Opts, {Q, Sig, Last, First, Pads + 1, Out})
-            end;
-        whitespace ->
-            case maps:get(whitespace, Opts) of
-                skip -> scan(Rest, At + 1, Opts, State);
-                reject -> {error, {invalid_character, At}}
-            end;
-        invalid ->
-            {error, {invalid_character, At}}
-    end.
-
-finish(Opts, {Q, Sig, Last, FirstPad, Pads, Out}) ->
-    R = Sig rem 4,
-    Check = if
-                FirstPad =/= undefined, Pads + R =/= 4 -> {error, {bad_padding, FirstPad}};
-                FirstPad =/= undefined -> ok;
-                R =:= 1 -> {error, {incomplete, Last}};
-                R =/= 0 -> case maps:get(padding, Opts) of
-                               true -> {error, missing_padding};
-                               false -> ok
-                           end;
-                true -> ok
-            end,
-    {Tail, Unused} = case R of
-                         2 -> {<<(Q bsr 4)>>, Q band 16#F};
-                         3 -> {<<(Q bsr 2):16>>, Q band 16#3};
-                         _ -> {<<>>, 0}
-                     end,
-    case Check of
-        ok when Unused =/= 0 ->
-            case maps:get(canonical, Opts) of
-                true -> {error, {non_canonical, Last}};
-                false -> {ok, iolist_to_binary([Out, Tail])}
-            end;
-        ok -> {ok, iolist_to_binary([Out, Tail])};
-        Error -> Error
-    end.
-
-classify(C, _) when C >= $A, C =< $Z -> {sextet, C - $A};
-classify(C, _) when C >= $a, C =< $z -> {sextet, C - $a + 26};
-classify(C, _) when C >= $0, C =< $9 -> {sextet, C - $0 + 52};
-classify($+, Mode) when Mode =/= urlsafe -> {sextet, 62};
-classify($/, Mode) when Mode =/= urlsafe -> {sextet, 63};
-classify($-, Mode) when Mode =/= standard -> {sextet, 62};
-classify($_, Mode) when Mode =/= standard -> {sextet, 63};
-classify($=, _) -> pad;
-classify(C, _) when C =:= $\t; C =:= $\n; C =:= $\r; C =:= $\s -> whitespace;
-classify(_, _) -> invalid.

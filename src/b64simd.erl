@@ -14,7 +14,7 @@
 -export([try_decode/1, try_decode/2]).
 -export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
 -export([is_valid/1, is_valid/2]).
--export([format_error/2, kernel/0]).
+-export([format_error/1, format_error/2, kernel/0]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
 -export_type([line_break/0, mime_decode_options/0]).
@@ -59,12 +59,12 @@
 %% of its first `='); a dangling single character; an unpadded final quantum
 %% while padding is required; non-zero unused bits under `canonical => true'.
 
--include("b64simd_flags.hrl").
-
-%% Raised from the API function itself, so the stack trace shows the call the
-%% user made; format_error/2 explains it.
--define(RAISE(Reason, Args),
-        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE}}])).
+%% Raised from the API function itself, so that the stack trace shows the
+%% call the user made; format_error/2 explains it from the cause (the byte
+%% at the reason's offset, for bad Base64).
+-define(RAISE(Reason, Args, Cause),
+        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
+-define(RAISE(Reason, Args), ?RAISE(Reason, Args, #{})).
 
 %%====================================================================
 %% API
@@ -75,11 +75,11 @@
       Data :: iodata(),
       Base64 :: binary().
 encode(Data) when is_binary(Data) ->
-    encode_binary(Data, ?DEFAULT_FLAGS);
+    finish(b64simd_nif:encode(Data));
 encode(Data) ->
     case b64simd_options:to_binary(Data) of
         badarg -> ?RAISE(badarg, [Data]);
-        Binary -> encode_binary(Binary, ?DEFAULT_FLAGS)
+        Binary -> finish(b64simd_nif:encode(Binary))
     end.
 
 %% @doc Encodes `Data' with options: `#{mode => standard | urlsafe, padding =>
@@ -92,44 +92,22 @@ encode(Data) ->
       Data :: iodata(),
       Options :: encode_options(),
       Base64 :: binary().
-%% A binary with a map: the map's size read once and chosen on first, so
-%% the map is looked up only for the keys its size allows (as
-%% b64simd_options does); the common cases go straight to the NIF.
-encode(Data, Options) when is_binary(Data), is_map(Options) ->
-    case map_size(Options) of
-        0 ->
-            encode_binary(Data, ?DEFAULT_FLAGS);
-        2 ->
-            case Options of
-                %% The common urlsafe case (JWT, URLs): building the general
-                %% case's tuple doubled a 32-byte call.
-                #{mode := urlsafe, padding := false} ->
-                    encode_binary(Data, ?MODE_URLSAFE);
-                %% Both options named (the Elixir facade): no line options.
-                #{mode := _, padding := _} ->
-                    case b64simd_options:encode_flags(Options) of
-                        badarg -> ?RAISE(badarg, [Data, Options]);
-                        Flags -> encode_binary(Data, Flags)
-                    end;
-                _ ->
-                    encode_any(Data, Options)
-            end;
-        _ ->
-            encode_any(Data, Options)
+encode(Data, Options) when is_map(Options), map_size(Options) =:= 0 ->
+    case b64simd_options:to_binary(Data) of
+        badarg -> ?RAISE(badarg, [Data, Options]);
+        Binary -> finish(b64simd_nif:encode(Binary))
     end;
 encode(Data, Options) ->
-    encode_any(Data, Options).
-
-%% encode/2 in general: iodata, any options, line wrapping. Inlined, so that
-%% its error is raised by encode/2.
--compile({inline, [encode_any/2]}).
-encode_any(Data, Options) ->
-    case {b64simd_options:to_binary(Data), b64simd_options:encode_flags(Options), b64simd_options:line_options(Options)} of
-        {badarg, _, _} -> ?RAISE(badarg, [Data, Options]);
-        {_, badarg, _} -> ?RAISE(badarg, [Data, Options]);
-        {_, _, badarg} -> ?RAISE(badarg, [Data, Options]);
-        {Binary, Flags, unwrapped} -> encode_binary(Binary, Flags);
-        {Binary, Flags, {Length, Lf}} -> encode_wrapped(Binary, Flags, Length, Lf)
+    case b64simd_options:flags(encode, Options) of
+        Flags when is_integer(Flags), is_binary(Data) ->
+            finish(b64simd_nif:encode(Data, Flags));
+        Flags when is_integer(Flags) ->
+            case b64simd_options:to_binary(Data) of
+                badarg -> ?RAISE(badarg, [Data, Options]);
+                Binary -> finish(b64simd_nif:encode(Binary, Flags))
+            end;
+        badarg ->
+            ?RAISE(badarg, [Data, Options])
     end.
 
 %% @doc As {@link encode/1}, returning a string.
@@ -155,9 +133,9 @@ encode_to_string(Data, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 decode(Base64) ->
-    case run_iodata(decode, Base64, ?DEFAULT_FLAGS) of
+    case run(decode, Base64, #{}) of
         Data when is_binary(Data) -> Data;
-        {error, Reason} -> ?RAISE(Reason, [Base64]);
+        {error, Reason, Byte} -> ?RAISE(Reason, [Base64], #{byte => Byte});
         badarg -> ?RAISE(badarg, [Base64])
     end.
 
@@ -168,9 +146,9 @@ decode(Base64) ->
       Options :: decode_options(),
       Data :: binary().
 decode(Base64, Options) ->
-    case run_iodata(decode, Base64, b64simd_options:decode_flags(Options)) of
+    case run(decode, Base64, Options) of
         Data when is_binary(Data) -> Data;
-        {error, Reason} -> ?RAISE(Reason, [Base64, Options]);
+        {error, Reason, Byte} -> ?RAISE(Reason, [Base64, Options], #{byte => Byte});
         badarg -> ?RAISE(badarg, [Base64, Options])
     end.
 
@@ -196,9 +174,9 @@ decode_to_string(Base64, Options) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64) ->
-    case run_iodata(decode, Base64, ?DEFAULT_FLAGS) of
+    case run(decode, Base64, #{}) of
         Data when is_binary(Data) -> {ok, Data};
-        {error, _} = Error -> Error;
+        {error, Reason, _Byte} -> {error, Reason};
         badarg -> ?RAISE(badarg, [Base64])
     end.
 
@@ -210,9 +188,9 @@ try_decode(Base64) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64, Options) ->
-    case run_iodata(decode, Base64, b64simd_options:decode_flags(Options)) of
+    case run(decode, Base64, Options) of
         Data when is_binary(Data) -> {ok, Data};
-        {error, _} = Error -> Error;
+        {error, Reason, _Byte} -> {error, Reason};
         badarg -> ?RAISE(badarg, [Base64, Options])
     end.
 
@@ -231,9 +209,9 @@ try_decode(Base64, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 mime_decode(Base64) ->
-    case run_iodata(mime_decode, Base64, ?DEFAULT_FLAGS) of
+    case run(mime, Base64, #{}) of
         Data when is_binary(Data) -> Data;
-        {error, Reason} -> ?RAISE(Reason, [Base64]);
+        {error, Reason, Byte} -> ?RAISE(Reason, [Base64], #{byte => Byte});
         badarg -> ?RAISE(badarg, [Base64])
     end.
 
@@ -245,9 +223,9 @@ mime_decode(Base64) ->
       Options :: mime_decode_options(),
       Data :: binary().
 mime_decode(Base64, Options) ->
-    case run_iodata(mime_decode, Base64, b64simd_options:mime_flags(Options)) of
+    case run(mime, Base64, Options) of
         Data when is_binary(Data) -> Data;
-        {error, Reason} -> ?RAISE(Reason, [Base64, Options]);
+        {error, Reason, Byte} -> ?RAISE(Reason, [Base64, Options], #{byte => Byte});
         badarg -> ?RAISE(badarg, [Base64, Options])
     end.
 
@@ -272,7 +250,7 @@ mime_decode_to_string(Base64, Options) ->
 -spec is_valid(Base64) -> boolean() when
       Base64 :: iodata().
 is_valid(Base64) ->
-    case run_iodata(is_valid, Base64, ?DEFAULT_FLAGS) of
+    case run(is_valid, Base64, #{}) of
         badarg -> ?RAISE(badarg, [Base64]);
         Valid -> Valid
     end.
@@ -283,7 +261,7 @@ is_valid(Base64) ->
       Base64 :: iodata(),
       Options :: decode_options().
 is_valid(Base64, Options) ->
-    case run_iodata(is_valid, Base64, b64simd_options:decode_flags(Options)) of
+    case run(is_valid, Base64, Options) of
         badarg -> ?RAISE(badarg, [Base64, Options]);
         Valid -> Valid
     end.
@@ -295,6 +273,18 @@ is_valid(Base64, Options) ->
 kernel() ->
     binary_to_atom(b64simd_nif:kernel()).
 
+%% @doc Says what a reason (raised by this module, or returned by
+%% {@link try_decode/2}) means, and how to fix it where the reason alone
+%% tells: `format_error({invalid_character, 3})' gives
+%% `"invalid base64 character ? at byte 3"'. The exception's own message
+%% (see {@link format_error/2}) also names the character and the option
+%% that accepts it.
+-spec format_error(Reason) -> Message when
+      Reason :: reason() | badarg,
+      Message :: string().
+format_error(Reason) ->
+    unicode:characters_to_list(b64simd_messages:reason(Reason, #{})).
+
 %% @doc Explains an error raised by this module, for `erl_error' and the
 %% shell: a map from argument position to a description that says what is
 %% wrong and how to fix it.
@@ -302,171 +292,79 @@ kernel() ->
       Reason :: term(),
       StackTrace :: erlang:stacktrace(),
       ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
-format_error(Reason, [{_M, Function, Args, _Info} | _]) when is_list(Args) ->
-    format_reason(Reason, Function, Args);
-format_error(_Reason, _StackTrace) ->
-    #{}.
-
-%%====================================================================
-%% Internal: calling the NIF
-%%====================================================================
-
-%% The encoded binary; with the default flags from the NIF that need not
-%% read them. Inlined, like run_iodata/3 for decoding.
-encode_binary(Data, ?DEFAULT_FLAGS) ->
-    finish(b64simd_nif:encode(Data), Data);
-encode_binary(Data, Flags) ->
-    finish(b64simd_nif:encode(Data, Flags), Data).
-
-%% What the NIF `Nif' (decode, mime_decode, is_valid) gives for `Base64':
-%% its result, or `badarg' for bad iodata or options; the caller raises, so
-%% that the stack trace names the API call. Inlined: callers pass `Nif' as a
-%% literal, and most the default flags too, so a binary, the hot case, is a
-%% direct call of its NIF (with the default flags, of the one that need not
-%% read them). One function of clauses: a dispatch function inlined within
-%% an inlined one stayed a call.
-run_iodata(decode, Base64, ?DEFAULT_FLAGS) when is_binary(Base64) ->
-    finish(b64simd_nif:decode(Base64), Base64);
-run_iodata(decode, Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
-    finish(b64simd_nif:decode(Base64, Flags), Base64);
-run_iodata(mime_decode, Base64, ?DEFAULT_FLAGS) when is_binary(Base64) ->
-    finish(b64simd_nif:mime_decode(Base64), Base64);
-run_iodata(mime_decode, Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
-    finish(b64simd_nif:mime_decode(Base64, Flags), Base64);
-run_iodata(is_valid, Base64, ?DEFAULT_FLAGS) when is_binary(Base64) ->
-    finish(b64simd_nif:is_valid(Base64), Base64);
-run_iodata(is_valid, Base64, Flags) when is_binary(Base64), is_integer(Flags) ->
-    finish(b64simd_nif:is_valid(Base64, Flags), Base64);
-run_iodata(Nif, Base64, Flags) ->
-    iodata_to_nif(Nif, Base64, Flags).
-
-iodata_to_nif(_Nif, _Base64, badarg) ->
-    badarg;
-iodata_to_nif(Nif, Base64, Flags) ->
-    case b64simd_options:to_binary(Base64) of
-        badarg -> badarg;
-        Binary -> run_iodata(Nif, Binary, Flags)
-    end.
-
-encode_wrapped(Data, Flags, Length, Lf) ->
-    finish(b64simd_nif:encode_wrapped(Data, Flags, Length, Lf), Data).
-
-%% Big inputs come back as `{continue, Job}' after each slice (40 us of work,
-%% charged as a full timeslice): b64simd_options:finish/2 calls back in, so
-%% that the scheduler runs others in between. Inlined, and the common case
-%% answered here: a call is a noticeable part of a 50 ns encode.
--compile({inline, [finish/2, encode_binary/2, run_iodata/3]}).
-finish({continue, _} = Continue, Input) ->
-    b64simd_options:finish(Continue, Input);
-finish(Result, _Input) ->
-    Result.
-
-%%====================================================================
-%% Internal: error descriptions
-%%====================================================================
-
-format_reason(badarg, Function, [Data | Rest]) ->
-    maps:merge(describe_data(Data), describe_options(Function, Rest));
-format_reason(Reason, _Function, [Data | Rest]) ->
+format_error(badarg, [{_M, Function, Args, _Info} | _]) when is_list(Args) ->
+    b64simd_messages:arguments(kind(Function), Args);
+format_error(Reason, [{_M, Function, [Data | Rest], Info} | _]) ->
+    Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
     Options = case Rest of
                   [Map] when is_map(Map) -> Map;
                   _ -> #{}
               end,
-    #{1 => describe_reason(Reason, Data, Options)};
-format_reason(_Reason, _Function, _Args) ->
+    Byte = case Cause of
+               #{byte := Raised} -> Raised;
+               _ -> byte_at(Data, Reason)
+           end,
+    Context = #{byte => Byte, kind => kind(Function), options => Options},
+    #{1 => b64simd_messages:reason(Reason, Context)};
+format_error(_Reason, _StackTrace) ->
     #{}.
 
-describe_data(Data) when is_binary(Data) -> #{};
-describe_data(Data) ->
-    try iolist_size(Data) of
-        _ -> #{}
-    catch
-        error:_ when is_bitstring(Data) ->
-            #{1 => "not iodata: a bitstring whose size is not a whole number of bytes"};
-        error:_ ->
-            #{1 => "not iodata: expected a binary or a list of bytes (0..255) and binaries"}
-    end.
+%%====================================================================
+%% Internal
+%%====================================================================
 
-describe_options(_Function, []) -> #{};
-describe_options(_Function, [Options]) when not is_map(Options) ->
-    #{2 => "options must be a map"};
-describe_options(Function, [Options]) ->
-    Known = known_options(Function),
-    Problems = [describe_option(Key, Value, maps:find(Key, Known))
-                || {Key, Value} <- maps:to_list(Options),
-                   not is_valid_option(Key, Value, Known)],
-    case Problems of
-        [] -> #{};
-        _ -> #{2 => lists:join("; ", Problems)}
-    end.
-
-%% The options each function takes (the `_to_string' variants raise from
-%% the function they call).
-known_options(encode) ->
-    #{mode => [standard, urlsafe], padding => [true, false],
-      line_length => pos_integer, line_break => [crlf, lf]};
-known_options(mime_decode) ->
-    #{mode => [standard, urlsafe, any], padding => [true, false]};
-known_options(_Decode) ->
-    #{mode => [standard, urlsafe, any], padding => [true, false],
-      whitespace => [skip, reject], canonical => [true, false]}.
-
-is_valid_option(line_length, Value, #{line_length := pos_integer}) ->
-    is_integer(Value) andalso Value > 0;
-is_valid_option(Key, Value, Known) ->
-    lists:member(Value, maps:get(Key, Known, [])).
-
-describe_option(Key, _Value, error) ->
-    io_lib:format("unknown option ~tp", [Key]);
-describe_option(Key, Value, {ok, pos_integer}) ->
-    io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
-describe_option(Key, Value, {ok, Allowed}) ->
-    io_lib:format("bad value ~tp for option ~tp; expected one of ~tp", [Value, Key, Allowed]).
-
-describe_reason(missing_padding, _Data, _Options) ->
-    "missing '=' padding at the end; use padding => false to accept unpadded input";
-describe_reason({invalid_character, Offset}, Data, Options) ->
-    Byte = byte_at(Data, Offset),
-    [io_lib:format("invalid base64 character ~s at byte ~b", [show_byte(Byte), Offset])
-     | hint(Byte, Options)];
-describe_reason({bad_padding, Offset}, _Data, _Options) ->
-    io_lib:format("misplaced or incomplete '=' padding at byte ~b: '=' may only end "
-                  "the input, once after 3 characters or twice after 2", [Offset]);
-describe_reason({incomplete, Offset}, _Data, _Options) ->
-    io_lib:format("dangling single base64 character at byte ~b: the input is truncated "
-                  "(a final group needs at least 2 characters)", [Offset]);
-describe_reason({non_canonical, Offset}, _Data, _Options) ->
-    io_lib:format("non-canonical encoding: the unused low bits of the character at byte ~b "
-                  "are not zero (RFC 4648 section 3.5); use canonical => false to accept it",
-                  [Offset]);
-describe_reason(Reason, _Data, _Options) ->
-    io_lib:format("~tp", [Reason]).
-
-hint(Byte, Options) when Byte =:= $-; Byte =:= $_ ->
-    case maps:get(mode, Options, standard) of
-        standard -> "; use mode => urlsafe for '-' and '_'";
-        _ -> ""
-    end;
-hint(Byte, Options) when Byte =:= $+; Byte =:= $/ ->
-    case maps:get(mode, Options, standard) of
-        urlsafe -> "; use mode => standard for '+' and '/'";
-        _ -> ""
-    end;
-hint(Byte, #{whitespace := reject}) when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
-    "; whitespace is rejected because of whitespace => reject";
-hint(_Byte, _Options) ->
-    "".
-
-byte_at(Data, Offset) ->
-    try iolist_to_binary(Data) of
+%% The byte of `Data' at the reason's offset, for a stack trace that does
+%% not carry it.
+byte_at(Data, {_Kind, Offset}) when is_integer(Offset) ->
+    case b64simd_options:to_binary(Data) of
         <<_:Offset/binary, Byte, _/binary>> -> Byte;
         _ -> undefined
-    catch
-        error:_ -> undefined
+    end;
+byte_at(_Data, _Reason) ->
+    undefined.
+
+%% The kind of call a function makes (its options, its messages).
+kind(Function) when Function =:= encode; Function =:= encode_to_string -> encode;
+kind(Function) when Function =:= mime_decode; Function =:= mime_decode_to_string -> mime;
+kind(_Decode) -> decode.
+
+%% What the NIF `Nif' (decode, mime, is_valid) gives for `Base64' under
+%% `Options': its result, or `badarg' for bad iodata or options; the caller
+%% raises, so that the stack trace names the API call. A binary with the
+%% default options (an empty map) goes straight to the NIF of arity 1,
+%% which takes them as a constant. Inlined, with `Nif' a literal at every
+%% call.
+-compile({inline, [run/3, nif/3, finish/1]}).
+run(Nif, Base64, Options) when is_binary(Base64), is_map(Options), map_size(Options) =:= 0 ->
+    finish(nif(Nif, Base64, default));
+run(Nif, Base64, Options) ->
+    Kind = case Nif of
+               mime -> mime;
+               _ -> decode
+           end,
+    case b64simd_options:flags(Kind, Options) of
+        Flags when is_integer(Flags), is_binary(Base64) ->
+            finish(nif(Nif, Base64, Flags));
+        Flags when is_integer(Flags) ->
+            case b64simd_options:to_binary(Base64) of
+                badarg -> badarg;
+                Binary -> finish(nif(Nif, Binary, Flags))
+            end;
+        badarg ->
+            badarg
     end.
 
-show_byte(undefined) -> "?";
-show_byte(Byte) when Byte >= 16#21, Byte =< 16#7E ->
-    io_lib:format("0x~2.16.0B ('~c')", [Byte, Byte]);
-show_byte(Byte) ->
-    io_lib:format("0x~2.16.0B", [Byte]).
+nif(decode, Binary, default) -> b64simd_nif:decode(Binary);
+nif(decode, Binary, Flags) -> b64simd_nif:decode(Binary, Flags);
+nif(mime, Binary, default) -> b64simd_nif:mime_decode(Binary);
+nif(mime, Binary, Flags) -> b64simd_nif:mime_decode(Binary, Flags);
+nif(is_valid, Binary, default) -> b64simd_nif:is_valid(Binary);
+nif(is_valid, Binary, Flags) -> b64simd_nif:is_valid(Binary, Flags).
+
+%% Big inputs come back as `{continue, Job}' after each slice; the common
+%% case is answered here, as a remote call is a noticeable part of a small
+%% one.
+finish({continue, _} = Continue) ->
+    b64simd_options:finish(Continue);
+finish(Result) ->
+    Result.

@@ -4,8 +4,8 @@
 %%
 %% Random cases come from PropEr generators picked with fixed seeds (PropEr
 %% 1.2, Debian's, has no seed option for quickcheck), printed so that a
-%% failure reproduces; B64SIMD_SEED=N changes them. Wrapping cases need
-%% `line_length' in b64simd:encode/2; without it they are skipped with a note.
+%% failure reproduces; B64SIMD_SEED=N changes them. Encoded streams are also
+%% held to the reference (b64simd_ref).
 -module(b64simd_20_stream_tests).
 -include_lib("eunit/include/eunit.hrl").
 
@@ -53,64 +53,20 @@ chunk(Bin, [Size | Sizes], All) ->
 one_shot_decode(Chunks, Options) ->
     b64simd:try_decode(iolist_to_binary(Chunks), Options).
 
-wrapping_supported() ->
-    try b64simd:encode(<<"abc">>, #{line_length => 2}) of
-        _ -> true
-    catch
-        error:badarg -> false
-    end.
-
-skip_note(Test) ->
-    io:format(user, "~n~p: SKIPPED wrapping cases: b64simd:encode/2 has no line_length yet~n",
-              [Test]).
-
 encode_option_sets() ->
     Plain = [#{mode => M, padding => P} || M <- [standard, urlsafe], P <- [true, false]],
     Wrapped = [O#{line_length => L, line_break => B}
                || O <- Plain, L <- lists:seq(1, 13) ++ [57, 64, 76], B <- [crlf, lf]]
         ++ [#{line_length => 76}, #{line_length => 5, mode => urlsafe}],
-    case wrapping_supported() of
-        true -> [#{} | Plain] ++ Wrapped;
-        false -> [#{} | Plain]
-    end.
+    [#{} | Plain] ++ Wrapped.
 
 decode_option_sets() ->
     [#{mode => M, padding => P, whitespace => W, canonical => C}
      || M <- [standard, urlsafe, any], P <- [true, false], W <- [skip, reject],
         C <- [false, true]].
 
-%% Encoding by OTP, the substitutions of RFC 4648 section 5 and the rules of
-%% wrapping: the oracle for the streamed encoder independent of b64simd.
-reference_encode(Data, Options) ->
-    Standard = base64:encode(Data),
-    Alphabet = case maps:get(mode, Options, standard) of
-                   standard -> Standard;
-                   urlsafe -> << <<(url_char(C))>> || <<C>> <= Standard >>
-               end,
-    Padded = case maps:get(padding, Options, true) of
-                 true -> Alphabet;
-                 false -> string:trim(Alphabet, trailing, "=")
-             end,
-    case maps:get(line_length, Options, undefined) of
-        undefined -> Padded;
-        Length -> wrap(Padded, Length, break(maps:get(line_break, Options, crlf)))
-    end.
-
-url_char($+) -> $-;
-url_char($/) -> $_;
-url_char(C) -> C.
-
 break(crlf) -> <<"\r\n">>;
 break(lf) -> <<"\n">>.
-
-wrap(Text, Length, Break) ->
-    iolist_to_binary(lists:join(Break, lines(Text, Length))).
-
-lines(Text, Length) when byte_size(Text) > Length ->
-    <<Line:Length/binary, Rest/binary>> = Text,
-    [Line | lines(Rest, Length)];
-lines(Text, _Length) ->
-    [Text].
 
 %% Runs Check on Count cases picked from Type with fixed seeds (in batches, as
 %% one PropEr pick each); Check returns ok or a failure description.
@@ -185,12 +141,11 @@ random_tricky() ->
 
 encode_random_chunkings_test_() ->
     {timeout, 120, fun() ->
-        _ = [skip_note(encode_random_chunkings) || not wrapping_supported()],
         Type = {proper_types:binary(), chunk_sizes(), proper_types:elements(encode_option_sets())},
         check(encode_random_chunkings, Type, 3000,
               fun({Data, Sizes, Options}) ->
                       Chunks = chunk(Data, Sizes),
-                      same(reference_encode(Data, Options), stream_encode(Chunks, Options),
+                      same(b64simd_ref:encode(Data, Options), stream_encode(Chunks, Options),
                            {Chunks, Options})
               end)
     end}.
@@ -198,13 +153,12 @@ encode_random_chunkings_test_() ->
 %% Every length up to 40, every option set, cut once at every position and
 %% into 1-byte chunks with empty chunks between.
 encode_exhaustive_small_test() ->
-    _ = [skip_note(encode_exhaustive_small) || not wrapping_supported()],
     Failures = [{Chunks, Options}
                 || Length <- lists:seq(0, 40),
                    Data <- [<< <<((Length * 7 + I) rem 256)>> || I <- lists:seq(1, Length) >>],
                    Options <- encode_option_sets(),
                    Chunks <- [[<<>>, Data] | every_cut(Data)] ++ [bytes_and_empties(Data)],
-                   stream_encode(Chunks, Options) =/= reference_encode(Data, Options)],
+                   stream_encode(Chunks, Options) =/= b64simd_ref:encode(Data, Options)],
     ?assertEqual([], lists:sublist(Failures, 3)).
 
 every_cut(Data) ->
@@ -229,77 +183,32 @@ encode_large_test_() ->
             Expected <- [b64simd:encode(Data, Options)]]
     end}.
 
-%% The stream puts the 1-2 bytes carried from one chunk in front of the next
-%% inside the NIF (b64simd_nif:encode_after/3): the same bytes as joining
-%% them, for every small carry, chunk and option set, and through sliced
-%% jobs that start after the shared group (slices forced down to 5 bytes).
-encode_after_equals_joined_test() ->
-    Flags = [0, 1, 4, 5],   % standard / urlsafe, each without and with padding
-    Failures = [{Carry, Data, F}
-                || F <- Flags, CarryLen <- [0, 1, 2], DataLen <- lists:seq(0, 20),
-                   Carry <- [binary:part(<<"\xfb\xff">>, 0, CarryLen)],
-                   Data <- [<< <<(255 - I)>> || I <- lists:seq(1, DataLen) >>],
-                   b64simd_nif:encode_after(Carry, Data, F)
-                       =/= b64simd_nif:encode(<<Carry/binary, Data/binary>>, F)],
-    ?assertEqual([], Failures),
-    ?assertError(badarg, b64simd_nif:encode_after(<<"abc">>, <<"d">>, 4)),
-    ?assertError(badarg, b64simd_nif:encode_after(<<"a">>, <<"d">>, 64)).
-
-%% The same for line wrapping (b64simd_nif:encode_wrapped_after/6), which
-%% also continues a line already holding Column characters: the same bytes
-%% as the one-shot wrapping of Column placeholder characters followed by
-%% the encoding, less the placeholders.
-encode_wrapped_after_equals_joined_test() ->
-    Failures = [{Carry, Data, F, Length, Lf, Column}
-                || F <- [0, 4], Length <- [1, 3, 4, 5, 8], Lf <- [false, true],
-                   Column <- lists:seq(0, Length), CarryLen <- [0, 1, 2], DataLen <- lists:seq(0, 13),
-                   Carry <- [binary:part(<<"\xfb\xff">>, 0, CarryLen)],
-                   Data <- [<< <<(255 - I)>> || I <- lists:seq(1, DataLen) >>],
-                   b64simd_nif:encode_wrapped_after(Carry, Data, F, Length, Lf, Column)
-                       =/= wrapped_after(<<Carry/binary, Data/binary>>, F, Length, Lf, Column)],
-    ?assertEqual([], Failures),
-    [?assertError(badarg, b64simd_nif:encode_wrapped_after(C, D, F, L, false, Col))
-     || {C, D, F, L, Col} <- [{<<"abc">>, <<>>, 4, 4, 0}, {<<>>, <<"a">>, 4, 4, 5},
-                              {<<>>, <<"a">>, 4, 0, 0}, {<<>>, <<"a">>, 64, 4, 0}]].
-
-wrapped_after(Bytes, Flags, Length, Lf, Column) ->
-    Break = case Lf of true -> <<"\n">>; false -> <<"\r\n">> end,
-    Text = b64simd_nif:encode(Bytes, Flags),
-    Placeholders = binary:copy(<<"-">>, Column),
-    Full = wrap(<<Placeholders/binary, Text/binary>>, Length, Break),
-    binary_part(Full, Column, byte_size(Full) - Column).
-
-%% The stream decoder's NIFs: decode_quanta/3 decodes the whole quanta of
-%% the carry and a piece (or answers exact), decode_exact/3 finds the
-%% stream's first error with its stream offset, decode_final/2 decodes what
-%% is left. The state is theirs alone: these tests only pass it on.
-decode_state_nifs_test() ->
-    Loose = 0,
-    Step = fun(State, Piece) -> b64simd_nif:decode_quanta(State, Piece, Loose) end,
-    Final = fun(State) -> b64simd_nif:decode_final(State, Loose) end,
-    {<<>>, QU} = Step(<<>>, <<"QU">>),
-    {<<"ABC">>, Q} = Step(QU, <<"JDQQ">>),
-    ?assertEqual(<<"A">>, Final(Q)),
-    {<<"ABC">>, Nothing} = Step(QU, <<"JD\r\n">>),
-    ?assertEqual(<<>>, Final(Nothing)),
-    {<<"ABC">>, Padded} = Step(<<>>, <<"QUJDQQ==">>),
-    ?assertEqual(<<"A">>, Final(Padded)),
-    ?assertEqual(exact, Step(Padded, <<"QUJD">>)),
-    ?assertEqual(exact, Step(<<>>, <<"QU!D">>)),
-    %% More than a few dozen bytes to carry: the exact way carries less.
-    ?assertEqual(exact, Step(<<>>, <<"QU", (binary:copy(<<" ">>, 100))/binary>>)),
-    {<<"ABC">>, AtFour} = Step(<<>>, <<"QUJDQU">>),
-    ?assertEqual({error, {invalid_character, 7}, $!},
-                 b64simd_nif:decode_exact(AtFour, <<"J!">>, Loose)),
-    ?assertEqual({error, {bad_padding, 6}, $=},
-                 b64simd_nif:decode_exact(Padded, <<"QUJD">>, Loose)),
-    ?assertEqual({error, missing_padding, undefined}, b64simd_nif:decode_final(Q, 4)),
-    {<<"ABC">>, Dangling} = Step(AtFour, <<"JDQ">>),
-    ?assertEqual({error, {incomplete, 8}, $Q}, Final(Dangling)),
-    ?assertError(badarg, b64simd_nif:decode_quanta(<<>>, <<"QUJD">>, 64)),
-    ?assertError(badarg, Step(foo, <<"QUJD">>)),
-    ?assertError(badarg, Step(<<"not a state">>, <<"QUJD">>)),
-    ?assertError(badarg, Final(<<"not a state">>)).
+%% The stream's state belongs to the NIF: a new stream's is its options'
+%% flags, and every state the NIF returns is bytes that only it reads (these
+%% tests only pass states on). It refuses any other; an old state gives the
+%% same result again.
+stream_state_nifs_test() ->
+    {<<>>, QU} = b64simd_nif:decode_stream(4, <<"QU">>),
+    {<<"ABC">>, Q} = b64simd_nif:decode_stream(QU, <<"JDQQ">>),
+    ?assertEqual({<<"ABC">>, Q}, b64simd_nif:decode_stream(QU, <<"JDQQ">>)),
+    ?assertEqual({error, missing_padding, undefined}, b64simd_nif:decode_stream_end(Q)),
+    {<<"ABC">>, Padded} = b64simd_nif:decode_stream(4, <<"QUJDQQ==">>),
+    ?assertEqual(<<"A">>, b64simd_nif:decode_stream_end(Padded)),
+    ?assertEqual({error, {bad_padding, 6}, $=}, b64simd_nif:decode_stream(Padded, <<"QUJD">>)),
+    ?assertEqual({error, {invalid_character, 6}, $!},
+                 b64simd_nif:decode_stream(QU, <<"JDQU!">>)),
+    ?assertEqual(<<>>, b64simd_nif:decode_stream_end(4)),
+    {<<"YWJj">>, Carry} = b64simd_nif:encode_stream(4, <<"abcd">>),
+    ?assertEqual(<<"ZA==">>, b64simd_nif:encode_stream_end(Carry)),
+    [?assertError(badarg, Call())
+     || Call <- [fun() -> b64simd_nif:decode_stream(64, <<"QUJD">>) end,
+                 fun() -> b64simd_nif:decode_stream(foo, <<"QUJD">>) end,
+                 fun() -> b64simd_nif:decode_stream(<<"not a state">>, <<"QUJD">>) end,
+                 fun() -> b64simd_nif:decode_stream_end(<<"not a state">>) end,
+                 fun() -> b64simd_nif:decode_stream(Carry, <<"QUJD">>) end,
+                 fun() -> b64simd_nif:encode_stream(2, <<"ab">>) end,
+                 fun() -> b64simd_nif:encode_stream(QU, <<"ab">>) end,
+                 fun() -> b64simd_nif:encode_stream_end(-1) end]].
 
 encode_through_forced_slices_test_() ->
     {timeout, 120, fun() ->
@@ -309,7 +218,7 @@ encode_through_forced_slices_test_() ->
             [begin
                  Data = rand:bytes(rand:uniform(3000)),
                  Chunks = chunk(Data, [rand:uniform(200) || _ <- lists:seq(1, 5)]),
-                 ?assertEqual({Options, reference_encode(Data, Options)},
+                 ?assertEqual({Options, b64simd_ref:encode(Data, Options)},
                               {Options, stream_encode(Chunks, Options)})
              end
              || _ <- lists:seq(1, 50),
@@ -320,7 +229,6 @@ encode_through_forced_slices_test_() ->
     end}.
 
 encode_state_stays_small_test() ->
-    _ = [skip_note(encode_state_stays_small) || not wrapping_supported()],
     _ = rand:seed(exsss, {20, 2026, 2}),
     Data = rand:bytes(200000),
     [assert_small_state(Options, 3 * 76,
@@ -387,7 +295,7 @@ decode_wrapped_chunkings_test_() ->
         Type = {proper_types:bind([proper_types:binary(), proper_types:range(1, 80),
                                    proper_types:elements([crlf, lf])],
                                   fun([Data, Length, Break]) ->
-                                          wrap(base64:encode(Data), Length, break(Break))
+                                          b64simd_ref:lines(base64:encode(Data), Length, break(Break))
                                   end, false),
                 chunk_sizes(), proper_types:elements(decode_option_sets())},
         check(decode_wrapped_chunkings, Type, 2000, fun decode_check/1)
@@ -402,7 +310,7 @@ decode_check({Base64, Sizes, Options}) ->
 decode_large_error_offsets_test_() ->
     {timeout, 120, fun() ->
         _ = rand:seed(exsss, {20, 2026, 3}),
-        Valid = wrap(base64:encode(rand:bytes(2 * 1024 * 1024)), 76, <<"\r\n">>),
+        Valid = b64simd_ref:lines(base64:encode(rand:bytes(2 * 1024 * 1024)), 76, <<"\r\n">>),
         Sizes = [rand:uniform(65536) || _ <- lists:seq(1, 40)],
         ?assertEqual({ok, base64:decode(Valid)}, stream_decode(chunk(Valid, Sizes), #{})),
         [begin
@@ -455,7 +363,7 @@ decode_big_pieces_sliced_test_() ->
      end}}.
 
 wrapped(Base64, none) -> Base64;
-wrapped(Base64, Length) -> wrap(Base64, Length, <<"\r\n">>).
+wrapped(Base64, Length) -> b64simd_ref:lines(Base64, Length, <<"\r\n">>).
 
 noise(clean, Base64) ->
     Base64;
@@ -471,7 +379,7 @@ decode_iodata_chunks_test() ->
 
 decode_state_stays_small_test() ->
     _ = rand:seed(exsss, {20, 2026, 4}),
-    Base64 = wrap(base64:encode(rand:bytes(100000)), 76, <<"\r\n">>),
+    Base64 = b64simd_ref:lines(base64:encode(rand:bytes(100000)), 76, <<"\r\n">>),
     [assert_small_state(Options, 1024 + 4,
                         fun(S, Chunk) -> b64simd_stream:decode(S, Chunk) end,
                         b64simd_stream:decode_init(Options),

@@ -79,8 +79,9 @@ kill_rounds() ->
     Size = 256 * ?MiB,
     Plain = binary:copy(<<"killed mid-way!">>, Size div 15 + 1),
     Encoded = b64simd:encode(Plain),
-    %% A stream decoder's state carrying "QU".
-    {<<>>, CarryQU} = b64simd_nif:decode_quanta(<<>>, <<"QU">>, 0),
+    %% Streams' states carrying "QU" and "a".
+    {<<>>, CarryQU} = b64simd_nif:decode_stream(0, <<"QU">>),
+    {<<>>, CarryA} = b64simd_nif:encode_stream(76 bsl 8, <<"a">>),
     WithInputs = erlang:memory(binary),
     lists:foreach(
       fun(Round) ->
@@ -88,12 +89,9 @@ kill_rounds() ->
               %% buffer allocated, when the caller dies.
               [kill_between_slices(Fun, Input, WithInputs) || _ <- lists:seq(1, 4),
                {Fun, Input} <- [{encode, Plain}, {decode, Encoded},
-                                %% The stream's NIFs, their carry in front.
-                                {fun(I) -> b64simd_nif:decode_quanta(CarryQU, I, 0) end,
-                                 Encoded},
-                                {fun(I) -> b64simd_nif:encode_wrapped_after(<<"a">>, I, 4, 76,
-                                                                            false, 10) end,
-                                 Plain}]],
+                                %% The streams' NIFs, their carry in front.
+                                {fun(I) -> b64simd_nif:decode_stream(CarryQU, I) end, Encoded},
+                                {fun(I) -> b64simd_nif:encode_stream(CarryA, I) end, Plain}]],
               %% Realistic: killed at whatever point it has reached.
               [kill_after(Fun, Delay) || Delay <- [0, 1, 5, 20, 50],
                Fun <- [fun() -> b64simd:encode(Plain) end,
@@ -111,7 +109,7 @@ kill_between_slices(Fun, Input, WithInputs) ->
     Self = self(),
     Pid = spawn(fun() ->
                         {continue, Job} = start_job(Fun, Input),
-                        {continue, Job2} = b64simd_nif:continue(Job, Input),
+                        {continue, Job2} = b64simd_nif:continue(Job),
                         Self ! {started, self()},
                         receive never -> Job2 end
                 end),

@@ -1,6 +1,7 @@
-%% A small, obviously-correct pure-Erlang reference for b64simd: the oracle
+%% A small, obviously-correct pure-Erlang reference for b64simd, the one
+%% model the suites, the streams' tests and the soak hold it to: the oracle
 %% for everything OTP 25's `base64' cannot judge (urlsafe, `any', optional
-%% padding, `whitespace => reject', `canonical => true').
+%% padding, line wrapping, `whitespace => reject', `canonical => true').
 %%
 %% Written from the rules in the README (Semantics) and of the scalar decoder's
 %% module doc, not from the Rust code; simple rather than fast (one byte at
@@ -9,9 +10,10 @@
 -module(b64simd_ref).
 
 -export([encode/2, decode/2]).
--export([alphabet/1]).
+-export([alphabet/1, lines/3]).
 
--type encode_options() :: #{mode => standard | urlsafe, padding => boolean()}.
+-type encode_options() :: #{mode => standard | urlsafe, padding => boolean(),
+                            line_length => pos_integer(), line_break => crlf | lf}.
 -type decode_options() :: #{mode => standard | urlsafe | any,
                             padding => boolean(),
                             whitespace => skip | reject,
@@ -22,7 +24,7 @@
 %%====================================================================
 
 %% @doc Encodes `Data' under `Options' (defaults as b64simd: standard,
-%% padded).
+%% padded, one line).
 -spec encode(binary(), encode_options()) -> binary().
 encode(Data, Options) ->
     Mode = maps:get(mode, Options, standard),
@@ -46,10 +48,27 @@ encode_tail(<<A:6, B:6, C:4>>, Char, Padding) ->
 pad(N, true) -> binary:copy(<<"=">>, N);
 pad(_N, false) -> <<>>.
 
-%% Line wrapping (`line_length', `line_break') is added here by a later
-%% issue; without those options the encoding is one line.
+%% Lines of `line_length' characters with `line_break' between them (CRLF
+%% unless it says LF), none after the last.
+wrap(Base64, #{line_length := Length} = Options) ->
+    Break = case maps:get(line_break, Options, crlf) of
+                crlf -> <<"\r\n">>;
+                lf -> <<"\n">>
+            end,
+    lines(Base64, Length, Break);
 wrap(Base64, _Options) ->
     Base64.
+
+%% @doc `Text' cut into lines of `Length' characters, joined by `Break'.
+-spec lines(binary(), pos_integer(), binary()) -> binary().
+lines(Text, Length, Break) ->
+    iolist_to_binary(lists:join(Break, cut(Text, Length))).
+
+cut(Text, Length) when byte_size(Text) > Length ->
+    <<Line:Length/binary, Rest/binary>> = Text,
+    [Line | cut(Rest, Length)];
+cut(Text, _Length) ->
+    [Text].
 
 %%====================================================================
 %% Decode: the README's rules, first problem wins

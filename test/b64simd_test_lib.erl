@@ -1,11 +1,12 @@
 %% Shared by the b64simd_NN_*_tests modules: option sets, seeded randomness,
-%% iolist shapes and OTP-based oracles.
+%% iolist shapes and OTP's decoder as an oracle (the model of every option
+%% is b64simd_ref).
 -module(b64simd_test_lib).
 
 -export([encode_option_sets/0, decode_option_sets/0, label/1]).
 -export([seed/1]).
--export([iolist_shapes/1, wrap/2, lines/2]).
--export([otp_encode/2, otp_decode/1, result/1]).
+-export([iolist_shapes/1]).
+-export([otp_decode/1, result/1]).
 -export([outcome/1]).
 
 %% @doc Every encode option map: mode x padding, with the defaults spelled
@@ -94,36 +95,6 @@ unaligned(Bin) ->
     Parent = <<1:3, Bin/binary, 0:5>>,
     <<_:3, Sub:(byte_size(Bin))/binary, _:5>> = Parent,
     [Sub].
-
-%% @doc `Base64' cut in lines of `Width' characters with CRLF between them
-%% (MIME style; none after the last line).
--spec wrap(binary(), pos_integer()) -> binary().
-wrap(Base64, Width) ->
-    iolist_to_binary(lists:join("\r\n", lines(Base64, Width))).
-
-lines(Base64, Width) when byte_size(Base64) > Width ->
-    <<Line:Width/binary, Rest/binary>> = Base64,
-    [Line | lines(Rest, Width)];
-lines(Base64, _Width) ->
-    [Base64].
-
-%% @doc OTP 25 `base64:encode/1' turned into the other encodings by the
-%% RFC 4648 section 5 substitution and by dropping the trailing `='.
--spec otp_encode(binary(), map()) -> binary().
-otp_encode(Data, Options) ->
-    Standard = base64:encode(Data),
-    Alphabet = case maps:get(mode, Options, standard) of
-                   standard -> Standard;
-                   urlsafe -> << <<(url_char(C))>> || <<C>> <= Standard >>
-               end,
-    case maps:get(padding, Options, true) of
-        true -> Alphabet;
-        false -> string:trim(Alphabet, trailing, "=")
-    end.
-
-url_char($+) -> $-;
-url_char($/) -> $_;
-url_char(C) -> C.
 
 %% @doc OTP 25 `base64:decode/1' as `{ok, Data} | error' (OTP raises
 %% assorted crash terms on bad input).

@@ -3,29 +3,25 @@
 //! more than a slice, and what a call costs, for reduction accounting
 //! (`enif_consume_timeslice`).
 //!
-//! Both are measured once at load on the active kernel (so the fallback
-//! kernel at ~1 GB/s and icelake at ~10 GB/s both get calls of the same
-//! duration): the slicing speed on fresh memory, page faults included; the
-//! cost of a short call on warm memory, as a loop of calls meets it. Slices
-//! themselves are bounded by the clock (`lib.rs`, `run_slice`), as
-//! potatosalad's keccakf1600 measures each chunk.
+//! Both are measured once at load on the active kernel, so that the scalar
+//! fallback and AVX-512 both get calls of the same duration: the slicing
+//! speed on fresh memory, page faults included; the cost of a short call on
+//! warm memory, as a loop of calls meets it. Slices themselves are bounded
+//! by the clock (`engine::run_slice`), as potatosalad's keccakf1600 measures
+//! each chunk.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// The unit of `enif_consume_timeslice`: a process's full reduction budget
-/// (4000 reductions). erl_nif's documentation calls it about 1 ms, but
-/// Erlang code spends it much faster: measured here, OTP's own `base64`
-/// spends 4000 reductions per 41 us of `decode/1` and per 139 us of
-/// `encode/1`. We charge at `decode/1`'s rate.
-///
-/// The rate matters beyond fairness: a scheduler looks at the clock, and so
-/// fires due timers, only after every 4000 reductions it has run
-/// (`ERTS_CHECK_TIME_REDS` in erts's `erl_process.c`). Charged per 125 us,
-/// a b64simd loop left its neighbours' timers 0.06-0.09 ms later at p99
-/// than `base64:decode/1` does; per 60 us, 0.01-0.02 ms; per 40 us, no
-/// later (`make latency`).
+/// The unit of `enif_consume_timeslice`, a process's full reduction budget
+/// (4000 reductions), as the time OTP's own `base64:decode/1` takes to spend
+/// it here. erl_nif's documentation calls it about 1 ms, but Erlang code
+/// spends it much faster, and the rate matters beyond fairness: a scheduler
+/// looks at the clock, and so fires due timers, only after every 4000
+/// reductions it has run (`ERTS_CHECK_TIME_REDS` in erts's
+/// `erl_process.c`); charged any slower, a b64simd loop makes its
+/// neighbours' timers later than `base64` does (`bench/README.md`).
 pub const TIMESLICE: Duration = Duration::from_micros(40);
 
 /// How long one slice of a big input runs: one timeslice, so a sliced call
@@ -33,10 +29,9 @@ pub const TIMESLICE: Duration = Duration::from_micros(40);
 pub const SLICE_TARGET: Duration = TIMESLICE;
 
 /// A slice is a loop of steps of this many input bytes, with a look at the
-/// clock after each: 5-10 us on AVX-512, 70-90 us on the scalar fallback, so
-/// a slice overruns its 40 us by at most one step. Smaller steps cost sliced
-/// decode 10% of its throughput (each bounded-output simdutf call has a
-/// fixed cost).
+/// clock after each, so a slice overruns by at most one step, a few
+/// microseconds on a SIMD kernel. Smaller steps cost sliced decode
+/// throughput (each bounded-output simdutf call has a fixed cost).
 pub const STEP_BYTES: usize = 128 * 1024;
 
 /// The smallest slice we ever use: keeps the per-call overhead negligible
@@ -45,9 +40,8 @@ const MIN_SLICE_BYTES: usize = 64 * 1024;
 
 /// The largest slice: the calibration's buffers come from malloc, which may
 /// hand back memory already faulted in, and then it measures cache-warm
-/// speed (once today: a 701 KiB decode slice, where fresh output would take
-/// 100-200 us in one call). A big input that finishes within its first
-/// slice costs the same as a one-shot call, so the cap costs nothing.
+/// speed, too fast for fresh output. A big input that finishes within its
+/// first slice costs the same as a one-shot call, so the cap costs nothing.
 const MAX_SLICE_BYTES: usize = 256 * 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,10 +109,9 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
 /// What a call too short to time costs, per kind of work: a fixed part
 /// (allocating the output binary, entering the kernel) plus a part per input
 /// byte, both measured at load (`calibrate_call_cost`) on cache-resident
-/// data, as a loop of calls finds it. Charging small calls at the slicing
-/// rate instead (measured on fresh memory, page faults included) overcharged
-/// an 8 KiB encode 17-fold: 13% of a timeslice for 0.75% of work, so a
-/// loop yielded every 8 calls and lost 10-20% of its throughput.
+/// data, as a loop of calls finds it. The slicing rate, measured on fresh
+/// memory, would overcharge them many times over, and a loop of them would
+/// yield far too often.
 struct CallCost {
     fixed_ns: AtomicUsize,
     ps_per_byte: AtomicUsize,
@@ -141,8 +134,14 @@ fn call_cost(work: Work) -> &'static CallCost {
     }
 }
 
-/// Calls on fewer input bytes (under about 100 ns of work) are not charged.
+/// Calls on fewer input bytes cost only their one reduction, like a BIF's
+/// small work: charging them would cost more than their work.
 pub const UNCHARGED_BYTES: usize = 512;
+
+/// Calls on at least this many bytes are timed and charged by the clock,
+/// whose reading costs nothing next to them; smaller ones their calibrated
+/// cost (`call_ns`).
+pub const TIMED_CALL_BYTES: usize = 64 * 1024;
 
 /// Estimated nanoseconds of one call on `bytes` of input.
 pub fn call_ns(work: Work, bytes: usize) -> u64 {
@@ -253,8 +252,8 @@ fn median_ns(mut run: impl FnMut()) -> u64 {
 /// How many times longer decoding text that holds whitespace takes than
 /// unbroken text of the same length; a decode too short to time is charged
 /// this many times its bytes when its output shows it met whitespace. MIME
-/// text (measured at load) takes the line path, 2-3 times here; stray
-/// whitespace elsewhere is slower still and charged as much as MIME text.
+/// text (measured at load) takes the line path; stray whitespace elsewhere
+/// is slower still and charged as much as MIME text.
 static WHITESPACE_FACTOR: AtomicUsize = AtomicUsize::new(4);
 
 pub fn whitespace_factor() -> usize {

@@ -73,7 +73,7 @@ fn simdutf_runs_a_kernel() -> bool {
     let input = [0u8];
     let mut output = [0u8; 4];
     let written =
-        crate::codec::encode_into(&input, crate::options::EncodeOptions::DEFAULT, &mut output);
+        crate::simd::encode_into(&input, crate::options::EncodeOptions::DEFAULT, &mut output);
     written == 4 && &output == b"AA=="
 }
 

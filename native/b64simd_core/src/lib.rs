@@ -1,37 +1,33 @@
 //! b64simd's codec in plain Rust: no NIF types, so `cargo test` and the
 //! differential fuzzer cover all of it without a BEAM. The NIF crate
-//! (`b64simd_nif`) is a thin shim over these modules.
+//! (`b64simd_nif`) is a thin shim over it. Layers, each using only those
+//! above it in this list (`docs/ARCHITECTURE.md` draws them):
 //!
-//! - `options`: the flags one call carries;
-//! - `kernel`: which simdutf kernel runs, and whether a forced one may;
-//! - `codec`: every simdutf call (no other module makes one) with its
-//!   length contract, OTP's rules on
-//!   top, and the one-shot decode cascade (short input, blocks then a short
-//!   tail, line-wrapped text, the general path);
-//! - `scalar`: the scalar decoder, the definition of every verdict, reason
-//!   and offset; `lines`: line-wrapped text gathered without its breaks;
-//! - `wrap`, `mime`, `validate`, `quanta`, `exact`, `carry`: wrapped encode,
-//!   OTP's `mime_decode`, `is_valid`, the stream's whole quanta, its exact
-//!   way and its state between pieces;
-//! - `engine`: the decode engine every sliced decode runs (decode,
-//!   `is_valid`, the stream's two ways, MIME's fast path);
-//! - `job`, `budget`, `scratch`: time-sliced jobs, their time budget and
-//!   the reductions a call is charged, per-thread scratch memory.
+//! - `options`, `error`, `budget`, `scratch`, `job`: the options of a call
+//!   and the integer they cross the NIF as, the reasons of a rejection, the
+//!   time budget and the reductions a call is charged, per-thread scratch
+//!   memory, and the `Job` every call is;
+//! - `simd`: every simdutf call, with its length contract and the guard of
+//!   a known simdutf defect; `kernel`: which simdutf kernel runs;
+//! - `rules`: OTP's rules where simdutf's differ; `scalar`: the scalar
+//!   decoder, the definition of every verdict, reason and offset;
+//! - `encode`, `decode`: the jobs, plain and wrapped encode, the one decode
+//!   every decode runs (validation and `mime_decode` included);
+//! - `engine`: a job run within one call or a slice at a time;
+//! - `stream`: both streams' state between pieces, and their jobs.
 
 pub mod budget;
-pub mod carry;
-pub mod codec;
+pub mod decode;
+pub mod encode;
 pub mod engine;
-pub mod exact;
+pub mod error;
 pub mod job;
 pub mod kernel;
-mod lines;
-pub mod mime;
 pub mod options;
-pub mod quanta;
+pub mod rules;
 pub mod scalar;
-mod scratch;
+pub mod scratch;
+pub mod simd;
+pub mod stream;
 #[cfg(test)]
 mod test_support;
-pub mod validate;
-pub mod wrap;

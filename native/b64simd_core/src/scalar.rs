@@ -24,48 +24,9 @@
 //!    - with `canonical => true`, non-zero unused bits in the last character
 //!      are `{non_canonical, offset of that character}` (RFC 4648 section 3.5).
 
-use crate::options::{Alphabet, DecodeOptions};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DecodeError {
-    MissingPadding,
-    InvalidCharacter(usize),
-    BadPadding(usize),
-    Incomplete(usize),
-    NonCanonical(usize),
-}
-
-impl DecodeError {
-    /// The same error with its offset moved `by` bytes on: an error found in
-    /// the rest of an input after a prefix of `by` bytes was decoded.
-    pub fn shifted(self, by: usize) -> DecodeError {
-        match self.offset() {
-            Some(at) => self.with_offset(at + by),
-            None => self,
-        }
-    }
-
-    /// The offset of the byte the error is at, if it is at one.
-    pub fn offset(self) -> Option<usize> {
-        use DecodeError::*;
-        match self {
-            MissingPadding => None,
-            InvalidCharacter(at) | BadPadding(at) | Incomplete(at) | NonCanonical(at) => Some(at),
-        }
-    }
-
-    /// The same error at another offset.
-    pub fn with_offset(self, at: usize) -> DecodeError {
-        use DecodeError::*;
-        match self {
-            MissingPadding => MissingPadding,
-            InvalidCharacter(_) => InvalidCharacter(at),
-            BadPadding(_) => BadPadding(at),
-            Incomplete(_) => Incomplete(at),
-            NonCanonical(_) => NonCanonical(at),
-        }
-    }
-}
+use crate::error::DecodeError;
+use crate::options::DecodeOptions;
+use crate::rules::{class_table_for, INVALID, PAD, WHITESPACE};
 
 /// What one input byte is, for a given alphabet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,62 +35,6 @@ enum Class {
     Pad,
     Whitespace,
     Invalid,
-}
-
-const PAD: u8 = 64;
-const WHITESPACE: u8 = 65;
-const INVALID: u8 = 66;
-
-/// One table per alphabet: the sextet value of each byte, or PAD,
-/// WHITESPACE or INVALID. A table lookup instead of a chain of range tests
-/// keeps the scalar decoder at a few cycles per byte.
-pub(crate) const fn class_table(alphabet: Alphabet) -> [u8; 256] {
-    let mut table = [INVALID; 256];
-    let mut i = 0;
-    while i < 26 {
-        table[b'A' as usize + i] = i as u8;
-        table[b'a' as usize + i] = 26 + i as u8;
-        i += 1;
-    }
-    let mut d = 0;
-    while d < 10 {
-        table[b'0' as usize + d] = 52 + d as u8;
-        d += 1;
-    }
-    if !matches!(alphabet, Alphabet::UrlSafe) {
-        table[b'+' as usize] = 62;
-        table[b'/' as usize] = 63;
-    }
-    if !matches!(alphabet, Alphabet::Standard) {
-        table[b'-' as usize] = 62;
-        table[b'_' as usize] = 63;
-    }
-    table[b'=' as usize] = PAD;
-    table[b'\t' as usize] = WHITESPACE;
-    table[b'\n' as usize] = WHITESPACE;
-    table[b'\r' as usize] = WHITESPACE;
-    table[b' ' as usize] = WHITESPACE;
-    table
-}
-
-static STANDARD_CLASSES: [u8; 256] = class_table(Alphabet::Standard);
-static URLSAFE_CLASSES: [u8; 256] = class_table(Alphabet::UrlSafe);
-static ANY_CLASSES: [u8; 256] = class_table(Alphabet::Any);
-
-/// The classification table of an alphabet, for other byte-at-a-time
-/// readers (mime_decode's filter); see `is_sextet_class`.
-pub(crate) fn class_table_for(alphabet: Alphabet) -> &'static [u8; 256] {
-    match alphabet {
-        Alphabet::Standard => &STANDARD_CLASSES,
-        Alphabet::UrlSafe => &URLSAFE_CLASSES,
-        Alphabet::Any => &ANY_CLASSES,
-    }
-}
-
-/// Whether a class-table entry is an alphabet character (a sextet value).
-#[inline]
-pub(crate) const fn is_sextet_class(class: u8) -> bool {
-    class < PAD
 }
 
 #[inline]
@@ -142,18 +47,8 @@ fn classify_in(table: &[u8; 256], byte: u8) -> Class {
     }
 }
 
-fn classify(byte: u8, alphabet: Alphabet) -> Class {
-    classify_in(class_table_for(alphabet), byte)
-}
-
-/// The whitespace OTP skips. simdutf also skips `\f`, which OTP rejects.
-#[inline]
-pub fn is_otp_whitespace(byte: u8) -> bool {
-    matches!(byte, b'\t' | b'\n' | b'\r' | b' ')
-}
-
 /// The scalar decoder's state between two pieces of input, so that a long
-/// input can be checked in time-budgeted slices (`job.rs`).
+/// input can be read in time-budgeted slices (the decode job's error path).
 #[derive(Clone, Debug)]
 pub struct Decoder {
     opts: DecodeOptions,
@@ -274,25 +169,17 @@ impl Decoder {
 }
 
 /// Decodes `input` into `output`, which must hold at least
-/// `codec::maximal_decoded_len(input.len())` bytes; returns the bytes written.
+/// `simd::maximal_decoded_len(input.len())` bytes; returns the bytes written.
 pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Result<usize, DecodeError> {
     let mut decoder = Decoder::new(opts, 0);
     decoder.feed(input, 0, output)?;
     decoder.finish(output)
 }
 
-/// The sextet value of an alphabet character, for the canonical check on the
-/// fast path (which has already validated the character).
-pub fn sextet(byte: u8) -> Option<u8> {
-    match classify(byte, Alphabet::Any) {
-        Class::Sextet(value) => Some(value),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::Alphabet;
     use DecodeError::*;
 
     fn run(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {

@@ -1,15 +1,44 @@
 //! Shared by the unit tests: a deterministic generator, so every failure
-//! reproduces from the seed the test prints (xorshift64*), and the one-shot
-//! decode the sliced and validating paths are held to.
+//! reproduces from the seed the test prints (xorshift64*), the reference
+//! encodings, and the decodes the other paths are held to.
 
-use crate::codec::{decode_into, maximal_decoded_len};
-use crate::options::{Alphabet, DecodeOptions, EncodeOptions};
-use crate::scalar::{self, DecodeError};
+use crate::decode::DecodeJob;
+use crate::error::DecodeError;
+use crate::job::Job;
+use crate::options::{Alphabet, DecodeOptions, EncodeOptions, Lines};
+use crate::scalar;
+use crate::simd::{encode_into, encoded_len, maximal_decoded_len};
 
-/// `codec::decode_into` of the whole input, as a vector.
+/// `plain` encoded (simdutf, held to RFC 4648's vectors in `simd`).
+pub fn encode_to_vec(plain: &[u8], opts: EncodeOptions) -> Vec<u8> {
+    let mut out = vec![0u8; encoded_len(plain.len(), opts.padding).unwrap()];
+    assert_eq!(encode_into(plain, opts, &mut out), out.len());
+    out
+}
+
+/// The obvious definition of wrapping: encode, cut into lines, join them.
+pub fn wrapped_to_vec(plain: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
+    encode_to_vec(plain, opts)
+        .chunks(lines.length)
+        .collect::<Vec<_>>()
+        .join(lines.line_break.bytes())
+}
+
+/// A decode job over the whole input in steps of `slice` bytes, as a vector.
+pub fn decode_sliced(
+    input: &[u8],
+    opts: DecodeOptions,
+    slice: usize,
+) -> Result<Vec<u8>, DecodeError> {
+    let mut job = DecodeJob::new(input, opts);
+    let mut out = vec![0u8; job.output_len()];
+    job.run_to_end(input, &mut out, slice)
+        .map(|n| out[..n].to_vec())
+}
+
+/// A one-shot decode (the job in one step), as a vector.
 pub fn decode_to_vec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
-    let mut out = vec![0u8; maximal_decoded_len(input.len())];
-    decode_into(input, opts, &mut out).map(|n| out[..n].to_vec())
+    decode_sliced(input, opts, usize::MAX)
 }
 
 /// `scalar::decode` (the definition) of the whole input, as a vector.

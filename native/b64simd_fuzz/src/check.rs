@@ -3,13 +3,15 @@
 //! `base64` crate (bytes and accept/reject).
 
 use crate::reference::Reference;
-use b64simd_core::codec::{self, encoded_len, maximal_decoded_len};
-use b64simd_core::engine::DecodeJob;
-use b64simd_core::job::{EncodeJob, Job, Step};
+use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
+use b64simd_core::encode::EncodeJob;
+use b64simd_core::error::DecodeError;
+use b64simd_core::job::{Job, Step};
 use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions};
-use b64simd_core::quanta::{self, Start};
-use b64simd_core::scalar::{self, DecodeError};
-use b64simd_core::validate;
+use b64simd_core::rules;
+use b64simd_core::scalar;
+use b64simd_core::simd::{self, encoded_len, maximal_decoded_len};
+use b64simd_core::stream::decode::{Carry, DecodeEnd, DecodePiece};
 
 /// Output buffers get this many canary bytes past their end: simdutf writes
 /// through raw pointers, so an overrun would not panic on its own.
@@ -83,23 +85,16 @@ fn decode_scalar(text: &[u8], opts: DecodeOptions) -> Result<Decoded, String> {
     })
 }
 
-/// The one-shot decode as the NIF makes it: whitespace around the text
-/// trimmed, an output of `decoded_len_bound` of the rest, offsets shifted.
+/// The one-shot decode as the NIF makes it: the decode job in one step,
+/// into an output of the size it asks for.
 fn decode_fast(text: &[u8], opts: DecodeOptions) -> Result<Decoded, String> {
-    let (trimmed, cut) = codec::trim_whitespace(text, opts);
-    let len = codec::decoded_len_bound(trimmed);
-    let mut out = guarded(len);
-    let result = codec::decode_into(trimmed, opts, &mut out[..len]);
-    check_guard(&out, len, "codec::decode_into")?;
-    Ok(result
-        .map(|n| out[..n].to_vec())
-        .map_err(|e| e.shifted(cut)))
+    decode_sliced(text, opts, usize::MAX)
 }
 
 fn decode_sliced(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decoded, String> {
-    let len = maximal_decoded_len(text.len());
+    let mut job = DecodeJob::new(text, opts);
+    let len = job.output_len();
     let mut out = guarded(len);
-    let mut job = DecodeJob::new(opts);
     // Every step consumes at least one byte or ends the job.
     let max_steps = text.len() + 2;
     for _ in 0..max_steps {
@@ -116,57 +111,57 @@ fn decode_sliced(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decod
     ))
 }
 
-/// The stream's step (`quanta`), with the text cut into a carry of up to 7
-/// bytes and a piece: when it answers, its data is the scalar decode of the
-/// bytes it says it consumed, whole quanta, and at most a partial quantum
-/// is left.
-fn check_quanta(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<(), String> {
-    let cut = (text.len() / 3).min(7);
-    let (carry, piece) = text.split_at(cut);
-    let len = maximal_decoded_len(text.len());
+/// Runs a stream's job to its end on a guarded output of `len` bytes.
+fn stream_job(
+    job: &mut impl Job,
+    input: &[u8],
+    len: usize,
+    slice: usize,
+    what: &str,
+) -> Result<Decoded, String> {
     let mut out = guarded(len);
-    let answer = match quanta::start(carry, piece, opts, &mut out[..len], slice) {
-        None => None,
-        Some(Start::Finished(done)) => Some((done.written, done.consumed)),
-        Some(Start::Job(mut job)) => loop {
-            match job.step(piece, &mut out[..len], slice) {
-                Step::More => continue,
-                Step::Done(written) => break Some((written, job.consumed())),
-                Step::Failed(_) => break None,
-            }
-        },
-    };
-    check_guard(&out, len, "quanta")?;
-    let Some((written, consumed)) = answer else {
-        return Ok(());
-    };
-    let expected = decode_scalar(&text[..consumed], opts)?;
-    if expected.as_deref() != Ok(&out[..written]) || written % 3 != 0 {
-        return Err(format!(
-            "quanta (carry {cut}) gave {written} bytes for the first {consumed} bytes, scalar::decode {}",
-            show(&expected)
-        ));
+    let result = job.run_to_end(input, &mut out[..len], slice);
+    check_guard(&out, len, what)?;
+    Ok(result.map(|n| out[..n].to_vec()))
+}
+
+/// The text as a decoding stream of three pieces: the data of all of them,
+/// or the first error, at its offset in the stream.
+fn decode_stream(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decoded, String> {
+    let cuts = [(text.len() / 3).min(7), text.len() / 2, text.len()];
+    let mut carry = Carry::new(opts.to_flags()).ok_or("no stream for these options")?;
+    let mut data = Vec::new();
+    let mut at = 0;
+    for cut in cuts {
+        let piece = &text[at..cut];
+        at = cut;
+        let (mut job, len) = DecodePiece::new(&carry, piece);
+        match stream_job(&mut job, piece, len, slice, "DecodePiece")? {
+            Ok(bytes) => data.extend(bytes),
+            Err(error) => return Ok(Err(error)),
+        }
+        let mut state = vec![0u8; job.next_state_len()];
+        job.write_next_state(piece, &mut state);
+        carry = Carry::from_binary(&state).ok_or("a state the stream cannot read")?;
     }
-    let left = text[consumed..]
-        .iter()
-        .filter(|&&b| !matches!(b, b'=' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'))
-        .count();
-    if left > 3 {
-        return Err(format!(
-            "quanta left {left} characters after byte {consumed}"
-        ));
-    }
-    Ok(())
+    let (mut end, len) = DecodeEnd::new(&carry);
+    Ok(stream_job(&mut end, &[], len, slice, "DecodeEnd")?.map(|bytes| [data, bytes].concat()))
+}
+
+fn is_valid(text: &[u8], opts: DecodeOptions, slice: usize) -> bool {
+    let mut scratch = vec![0u8; VALIDATION_SCRATCH];
+    let mut job = DecodeJob::validating(text, opts);
+    job.run_to_end(text, &mut scratch, slice).is_ok()
 }
 
 /// The offset in a reason must point at a byte that can cause it.
 fn check_offset(text: &[u8], opts: DecodeOptions, error: DecodeError) -> Result<(), String> {
-    let is_significant = |b: u8| scalar::sextet(b).is_some();
+    let is_significant = |b: u8| rules::sextet(b).is_some();
     let plausible = match error {
         DecodeError::MissingPadding => true,
         DecodeError::InvalidCharacter(at) => text.get(at).is_some_and(|&b| {
             b != b'='
-                && (opts.reject_whitespace || !scalar::is_otp_whitespace(b))
+                && (opts.reject_whitespace || !rules::is_otp_whitespace(b))
                 && (!is_significant(b)
                     || (opts.alphabet == Alphabet::Standard && matches!(b, b'-' | b'_'))
                     || (opts.alphabet == Alphabet::UrlSafe && matches!(b, b'+' | b'/')))
@@ -197,7 +192,7 @@ pub fn decode_case(
     let fast = decode_fast(text, opts)?;
     if fast != expected {
         return Err(format!(
-            "codec::decode_into gave {}, scalar::decode {}{}",
+            "the one-shot decode gave {}, scalar::decode {}{}",
             show(&fast),
             show(&expected),
             first_difference(&fast, &expected)
@@ -212,12 +207,18 @@ pub fn decode_case(
             first_difference(&sliced, &expected)
         ));
     }
-    if !opts.padding_required && !opts.canonical {
-        check_quanta(text, opts, slice)?;
-    }
-    if validate::is_valid(text, opts) != expected.is_ok() {
+    let streamed = decode_stream(text, opts, slice)?;
+    if streamed != expected {
         return Err(format!(
-            "validate::is_valid disagrees with scalar::decode {}",
+            "the stream (slices of {slice}) gave {}, scalar::decode {}{}",
+            show(&streamed),
+            show(&expected),
+            first_difference(&streamed, &expected)
+        ));
+    }
+    if is_valid(text, opts, slice) != expected.is_ok() {
+        return Err(format!(
+            "the validation disagrees with scalar::decode {}",
             show(&expected)
         ));
     }
@@ -254,11 +255,11 @@ pub fn encode_case(
         ));
     }
     let mut out = guarded(len);
-    let written = codec::encode_into(plain, opts, &mut out[..len]);
-    check_guard(&out, len, "codec::encode_into")?;
+    let written = simd::encode_into(plain, opts, &mut out[..len]);
+    check_guard(&out, len, "simd::encode_into")?;
     if written != len || out[..len] != expected[..] {
         return Err(format!(
-            "codec::encode_into wrote {written} bytes, {}, base64 crate {}{}",
+            "simd::encode_into wrote {written} bytes, {}, base64 crate {}{}",
             show::<()>(&Ok(out[..len].to_vec())),
             show::<()>(&Ok(expected.clone())),
             first_difference::<()>(&Ok(out[..len].to_vec()), &Ok(expected))

@@ -1,9 +1,9 @@
 //! Differential fuzzer for b64simd's codec.
 //!
-//! Random and mutated inputs go through every path of our codec
-//! (`codec::encode_into`, `codec::decode_into`, the sliced `EncodeJob` and
-//! `DecodeJob` with random slice sizes) and are compared with the `base64`
-//! crate configured per mode (output bytes, accept/reject) and with
+//! Random and mutated inputs go through every path of our codec (encode
+//! and decode jobs one-shot and with random slice sizes, a decoding stream
+//! in pieces, validation) and are compared with the `base64` crate
+//! configured per mode (output bytes, accept/reject) and with
 //! `scalar::decode`, which defines our error reasons and offsets.
 //!
 //! simdutf reads `SIMDUTF_FORCE_IMPLEMENTATION` once per process, so the

@@ -3,37 +3,48 @@
 
 use crate::term::alloc_binary;
 use b64simd_core::budget::{self, Work};
-use b64simd_core::codec;
-use b64simd_core::options::{DecodeOptions, EncodeOptions};
-use b64simd_core::wrap::{self, LineBreak, Lines};
+use b64simd_core::decode::DecodeJob;
+use b64simd_core::encode::wrap::{wrapped_len, WrapJob};
+use b64simd_core::encode::EncodeJob;
+use b64simd_core::job::Job;
+use b64simd_core::options::{DecodeOptions, EncodeOptions, LineBreak, Lines};
+use b64simd_core::simd::encoded_len;
 
-/// Measures the active kernel's speed, so that slice thresholds and charges fit
-/// whatever CPU and kernel this is.
+/// `len` bytes encoded into `output`, as a call does.
+fn encode(input: &[u8], output: &mut [u8]) {
+    let _ = EncodeJob::new(EncodeOptions::DEFAULT).run_to_end(input, output, usize::MAX);
+}
+
+/// `input` decoded into a buffer of its own, as a call does.
+fn decode(input: &[u8], output: &mut Vec<u8>) {
+    let mut job = DecodeJob::new(input, DecodeOptions::DEFAULT);
+    output.resize(job.output_len(), 0);
+    let _ = job.run_to_end(input, output, usize::MAX);
+}
+
 pub(crate) fn calibrate() {
     let plain = vec![0x5Au8; budget::CALIBRATION_MAX_BYTES];
+    let encoded_len_of = |len| encoded_len(len, true).unwrap_or(0);
     budget::calibrate(Work::Encode, |len| {
-        let mut encoded = vec![0u8; codec::encoded_len(len, true).unwrap_or(0)];
-        codec::encode_into(&plain[..len], EncodeOptions::DEFAULT, &mut encoded);
+        encode(&plain[..len], &mut vec![0u8; encoded_len_of(len)]);
     });
-    let mut encoded = vec![0u8; codec::encoded_len(plain.len(), true).unwrap_or(0)];
-    codec::encode_into(&plain, EncodeOptions::DEFAULT, &mut encoded);
+    let mut encoded = vec![0u8; encoded_len_of(plain.len())];
+    encode(&plain, &mut encoded);
     budget::calibrate(Work::Decode, |len| {
-        let piece = &encoded[..len / 4 * 4];
-        let mut decoded = vec![0u8; codec::maximal_decoded_len(piece.len())];
-        let _ = codec::decode_into(piece, DecodeOptions::DEFAULT, &mut decoded);
+        decode(&encoded[..len / 4 * 4], &mut Vec::new());
     });
     // A call's work as a loop of calls does it: the output is an ERTS
     // binary, allocated and freed each time.
     budget::calibrate_call_cost(Work::Encode, |len| {
-        let out_len = codec::encoded_len(len, true).unwrap_or(0);
-        if let Ok(mut output) = alloc_binary(out_len) {
-            codec::encode_into(&plain[..len], EncodeOptions::DEFAULT, output.as_mut_slice());
+        if let Ok(mut output) = alloc_binary(encoded_len_of(len)) {
+            encode(&plain[..len], output.as_mut_slice());
         }
     });
     budget::calibrate_call_cost(Work::Decode, |len| {
         let piece = &encoded[..len / 4 * 4];
-        if let Ok(mut output) = alloc_binary(codec::decoded_len_bound(piece)) {
-            let _ = codec::decode_into(piece, DecodeOptions::DEFAULT, output.as_mut_slice());
+        let mut job = DecodeJob::new(piece, DecodeOptions::DEFAULT);
+        if let Ok(mut output) = alloc_binary(job.output_len()) {
+            let _ = job.run_to_end(piece, output.as_mut_slice(), usize::MAX);
         }
     });
     // The same 12 KiB of data, unbroken and as MIME text.
@@ -42,17 +53,12 @@ pub(crate) fn calibrate() {
         length: 76,
         line_break: LineBreak::CrLf,
     };
-    let mut wrapped = vec![0u8; wrap::wrapped_len(data.len(), true, mime).unwrap_or(0)];
-    wrap::encode_wrapped_into(data, EncodeOptions::DEFAULT, mime, &mut wrapped);
-    let unbroken = &encoded[..codec::encoded_len(data.len(), true).unwrap_or(0)];
-    let mut decoded = vec![0u8; codec::maximal_decoded_len(wrapped.len())];
-    let mut scratch = decoded.clone();
+    let mut wrapped = vec![0u8; wrapped_len(data.len(), true, mime).unwrap_or(0)];
+    let _ = WrapJob::new(EncodeOptions::DEFAULT, mime).run_to_end(data, &mut wrapped, usize::MAX);
+    let unbroken = &encoded[..encoded_len_of(data.len())];
+    let (mut decoded, mut scratch) = (Vec::new(), Vec::new());
     budget::calibrate_whitespace(
-        || {
-            let _ = codec::decode_into(unbroken, DecodeOptions::DEFAULT, &mut decoded);
-        },
-        || {
-            let _ = codec::decode_into(&wrapped, DecodeOptions::DEFAULT, &mut scratch);
-        },
+        || decode(unbroken, &mut decoded),
+        || decode(&wrapped, &mut scratch),
     );
 }

@@ -1,14 +1,18 @@
-//! The NIF: a thin rustler shim over `b64simd_core`. Term conversion,
-//! output allocation, reductions charged, time-sliced jobs, and loading.
+//! The NIF: a thin rustler shim over `b64simd_core`. It converts terms,
+//! allocates outputs and schedules the core's jobs; the codec, its rules and
+//! what a call is charged are the core's.
+//!
+//! - `entry`, `calls`: the one-shot calls; `stream`: the streams' calls;
+//! - `run`: a job run within one call or a slice at a time;
+//! - `term`: binaries, errors, options; `calibrate`: the kernel's speed at
+//!   load; `hooks`: test and benchmark hooks (cargo feature `hooks` only).
 
 mod calibrate;
-mod charge;
-mod decode;
-mod direct;
-mod encode;
+mod calls;
+mod entry;
 #[cfg(feature = "hooks")]
 mod hooks;
-mod jobs;
+mod run;
 mod stream;
 mod term;
 
@@ -19,13 +23,12 @@ mod atoms {
     rustler::atoms! {
         continue_ = "continue",
         error,
-        exact,
+        ok,
         missing_padding,
         invalid_character,
         bad_padding,
         incomplete,
         non_canonical,
-        system_limit,
         undefined,
     }
 }

@@ -1,19 +1,15 @@
-//! Terms and binaries: new binaries for results, `{error, Reason}`, the
-//! option flags, and the `system_limit` a failed allocation raises.
+//! Terms and binaries: new binaries for results, `{error, Reason, Byte}`,
+//! the option flags, and the `system_limit` a failed allocation raises.
 
 use crate::atoms;
-use b64simd_core::options::{DecodeOptions, EncodeOptions};
-use b64simd_core::scalar::DecodeError;
+use b64simd_core::error::DecodeError;
+use b64simd_core::options::{DecodeOptions, EncodeOptions, Kind, Lines};
 use rustler::{Encoder, Env, Error, NifResult, OwnedBinary, Term};
-
-/// Outputs up to this size are built on the process heap
-/// (`enif_make_new_binary` makes a heap binary below 64 bytes).
-pub(crate) const HEAP_BINARY_MAX: usize = 64;
 
 /// A new binary of `size` bytes (a heap binary up to 64) and its bytes,
 /// to be filled before the call returns. `enif_make_new_binary` is
 /// called directly: rustler's `NewBinary` comes back through memory in a
-/// way that stalls store forwarding, a few ns of a 40 ns call (perf).
+/// way that stalls store forwarding, a noticeable share of a short call.
 #[inline(always)]
 pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [u8]) {
     let mut term = std::mem::MaybeUninit::<rustler::sys::ErlNifTerm>::uninit();
@@ -57,14 +53,19 @@ pub(crate) fn shrink(mut output: OwnedBinary, written: usize) -> OwnedBinary {
 }
 
 /// Lazily, for `ok_or_else`: an eager `ok_or(Error::..)` builds and
-/// drops an `Error` on every successful call (measured: ~2 ns of 50).
+/// drops an `Error` on every successful call.
 pub(crate) fn system_limit() -> Error {
     Error::RaiseAtom("system_limit")
 }
 
-/// `{error, Reason}`.
-pub(crate) fn error_term<'a>(env: Env<'a>, error: DecodeError) -> Term<'a> {
-    (atoms::error(), reason_term(env, error)).encode(env)
+/// `{error, Reason, Byte}`: every decode's error, `Byte` the byte at the
+/// reason's offset (or `undefined`), which the message shows.
+pub(crate) fn error_term<'a>(env: Env<'a>, error: DecodeError, byte: Option<u8>) -> Term<'a> {
+    let byte = match byte {
+        Some(byte) => byte.encode(env),
+        None => atoms::undefined().encode(env),
+    };
+    (atoms::error(), reason_term(env, error), byte).encode(env)
 }
 
 /// `{Kind, Offset}`, or `missing_padding`.
@@ -78,19 +79,12 @@ pub(crate) fn reason_term<'a>(env: Env<'a>, error: DecodeError) -> Term<'a> {
     }
 }
 
-pub(crate) fn encode_options(flags: u32) -> NifResult<EncodeOptions> {
+#[inline(always)]
+pub(crate) fn encode_options(flags: u64) -> NifResult<(EncodeOptions, Option<Lines>)> {
     EncodeOptions::from_flags(flags).ok_or_else(|| Error::BadArg)
 }
 
-pub(crate) fn decode_options(flags: u32) -> NifResult<DecodeOptions> {
-    DecodeOptions::from_flags(flags).ok_or_else(|| Error::BadArg)
-}
-
-/// The length of a stream's carry and the next piece taken as one:
-/// `system_limit` if it does not fit a `usize`.
-pub(crate) fn joined_len(carry: &[u8], piece: &[u8]) -> NifResult<usize> {
-    carry
-        .len()
-        .checked_add(piece.len())
-        .ok_or_else(system_limit)
+#[inline(always)]
+pub(crate) fn decode_options(flags: u64, kind: Kind) -> NifResult<DecodeOptions> {
+    DecodeOptions::from_flags(flags, kind).ok_or_else(|| Error::BadArg)
 }

@@ -1,12 +1,12 @@
-//! The stream decoder's exact way (`b64simd_stream:decode/2`), for the
-//! carry and the new piece joined, when the quick way (`quanta`) gave up on
-//! something unusual: the data of every whole quantum, and which bytes the
-//! stream carries on, or the stream's first error.
+//! A piece of a decoding stream joined to the carry, the exact way, when
+//! the quick way (`in_place`) gave up on something unusual: the data of
+//! every whole quantum, and which bytes the stream carries on, or the
+//! stream's first error.
 //!
 //! The buffer is read as its body, which ends with a byte that is neither
 //! whitespace nor `=`, and its tail of such bytes. The body goes through the
 //! decode engine (`DecodeJob`) with padding optional and canonical off, the
-//! stream's end-of-input rules being for its end (`decode_final/1`), so its
+//! stream's end-of-input rules being for its end, so its
 //! errors are the whole stream's too, at the same offsets: a `=` in the
 //! body is followed by a character or an invalid byte, which fails at once,
 //! so only a clean body without `=` reaches the end-of-input rules, where
@@ -15,17 +15,20 @@
 //! scans it: `=` only after 2 or 3 characters of a quantum and no more
 //! than completes it, whitespace only when skipped.
 
-use crate::engine::DecodeJob;
+use crate::decode::DecodeJob;
+use crate::error::DecodeError;
 use crate::job::{Job, Step};
 use crate::options::DecodeOptions;
-use crate::scalar::{is_otp_whitespace, DecodeError};
+use crate::rules::is_otp_whitespace;
 
 #[derive(Clone, Debug)]
-pub struct ExactJob {
+pub struct JoinedJob {
     opts: DecodeOptions,
+    /// The carry and the piece, joined.
+    joined: Vec<u8>,
+    /// The part of `joined` before its tail of whitespace and `=`.
+    body_len: usize,
     decode: DecodeJob,
-    /// The body's length; set at the first step.
-    body_len: Option<usize>,
     /// The offset of the body's dangling character, once one is found:
     /// `decode` then reads the body before it.
     dangling: Option<usize>,
@@ -33,29 +36,64 @@ pub struct ExactJob {
     kept: Vec<usize>,
 }
 
-impl ExactJob {
+impl JoinedJob {
     /// `opts`: the stream's own options.
-    pub fn new(opts: DecodeOptions) -> ExactJob {
-        ExactJob {
+    pub fn new(carry: &[u8], piece: &[u8], opts: DecodeOptions) -> JoinedJob {
+        let joined = [carry, piece].concat();
+        let tail = joined
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'=' || is_otp_whitespace(b))
+            .count();
+        let body_len = joined.len() - tail;
+        JoinedJob {
             opts,
-            decode: body_decoder(opts),
-            body_len: None,
+            decode: body_decoder(&joined[..body_len], opts),
+            joined,
+            body_len,
             dangling: None,
             kept: Vec::new(),
         }
     }
 
-    /// Once done, the offsets in the buffer of the bytes to carry: the
-    /// characters of its last, partial or padded, quantum and the `=` after
-    /// them, in order.
+    /// Once done, the offsets in the joined buffer of the bytes to carry:
+    /// the characters of its last, partial or padded, quantum and the `=`
+    /// after them, in order.
     pub fn kept(&self) -> &[usize] {
         &self.kept
     }
 
+    /// The byte at `at` of the joined buffer.
+    pub fn byte(&self, at: usize) -> Option<u8> {
+        self.joined.get(at).copied()
+    }
+
+    /// `Done(n)`: the first `n` bytes of `output` (at least
+    /// `maximal_decoded_len` of the joined buffer) are the data of the whole
+    /// quanta, and `kept()` says what to carry.
+    pub fn step(&mut self, output: &mut [u8], max_input: usize) -> Step {
+        let limit = self.dangling.unwrap_or(self.body_len);
+        let body = &self.joined[..limit];
+        let (written, left) = match self.decode.step(body, output, max_input) {
+            Step::More => return Step::More,
+            Step::Failed(DecodeError::Incomplete(last)) if self.dangling.is_none() => {
+                // One character left over: the whole quanta end before it.
+                self.dangling = Some(last);
+                self.decode = body_decoder(&self.joined[..last], self.opts);
+                return Step::More;
+            }
+            Step::Failed(error) => return Step::Failed(error),
+            Step::Done(written) if self.dangling.is_some() => (written, 1),
+            // 1 or 2 bytes of a partial quantum: 2 or 3 characters.
+            Step::Done(written) => (written / 3 * 3, [0, 2, 3][written % 3]),
+        };
+        self.finish(left).map(|()| written).into()
+    }
+
     /// Reads the body's last `left` characters (those of its last quantum)
     /// and the tail after the body into `kept`, or gives the tail's error.
-    fn finish(&mut self, input: &[u8], body_len: usize, left: usize) -> Result<(), DecodeError> {
-        let body = &input[..body_len];
+    fn finish(&mut self, left: usize) -> Result<(), DecodeError> {
+        let body = &self.joined[..self.body_len];
         // The body decoded cleanly, so every byte that is not whitespace
         // is a character.
         let mut chars: Vec<usize> = (0..body.len())
@@ -69,7 +107,7 @@ impl ExactJob {
             3 => 1,
             _ => 0,
         };
-        for (at, &byte) in input.iter().enumerate().skip(body_len) {
+        for (at, &byte) in self.joined.iter().enumerate().skip(self.body_len) {
             if byte == b'=' {
                 if pads_allowed == 0 {
                     return Err(DecodeError::BadPadding(at));
@@ -85,51 +123,21 @@ impl ExactJob {
     }
 }
 
-impl Job for ExactJob {
-    /// `Done(n)`: the first `n` bytes of `output` (at least
-    /// `codec::maximal_decoded_len(input.len())`) are the data of the
-    /// whole quanta, and `kept()` says what to carry.
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let body_len = *self.body_len.get_or_insert_with(|| {
-            let tail = input
-                .iter()
-                .rev()
-                .take_while(|&&b| b == b'=' || is_otp_whitespace(b))
-                .count();
-            input.len() - tail
-        });
-        let limit = self.dangling.unwrap_or(body_len);
-        let (written, left) = match self.decode.step(&input[..limit], output, max_input) {
-            Step::More => return Step::More,
-            Step::Failed(DecodeError::Incomplete(last)) if self.dangling.is_none() => {
-                // One character left over: the whole quanta end before it.
-                self.dangling = Some(last);
-                self.decode = body_decoder(self.opts);
-                return Step::More;
-            }
-            Step::Failed(error) => return Step::Failed(error),
-            Step::Done(written) if self.dangling.is_some() => (written, 1),
-            // 1 or 2 bytes of a partial quantum: 2 or 3 characters.
-            Step::Done(written) => (written / 3 * 3, [0, 2, 3][written % 3]),
-        };
-        self.finish(input, body_len, left).map(|()| written).into()
-    }
-}
-
 /// The decode of the body: the stream's options with padding optional and
 /// canonical off, the end-of-input rules being for the stream's end.
-fn body_decoder(opts: DecodeOptions) -> DecodeJob {
-    DecodeJob::new(DecodeOptions {
+fn body_decoder(body: &[u8], opts: DecodeOptions) -> DecodeJob {
+    let opts = DecodeOptions {
         padding_required: false,
         canonical: false,
         ..opts
-    })
+    };
+    DecodeJob::new(body, opts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::maximal_decoded_len;
+    use crate::simd::maximal_decoded_len;
 
     fn exact(
         input: &[u8],
@@ -137,9 +145,15 @@ mod tests {
         slice: usize,
     ) -> Result<(Vec<u8>, Vec<usize>), DecodeError> {
         let mut out = vec![0u8; maximal_decoded_len(input.len())];
-        let mut job = ExactJob::new(opts);
-        let written = job.run_to_end(input, &mut out, slice)?;
-        Ok((out[..written].to_vec(), job.kept().to_vec()))
+        let (carry, piece) = input.split_at(input.len() / 3);
+        let mut job = JoinedJob::new(carry, piece, opts);
+        loop {
+            match job.step(&mut out, slice) {
+                Step::More => continue,
+                Step::Done(written) => return Ok((out[..written].to_vec(), job.kept().to_vec())),
+                Step::Failed(error) => return Err(error),
+            }
+        }
     }
 
     #[test]

@@ -11,34 +11,12 @@
 //! the column. Either way any slicing gives the one-shot output byte for
 //! byte.
 
-use crate::codec::{encode_into, encode_lines_into, encoded_len};
-use crate::job::{Job, Step};
-use crate::options::EncodeOptions;
+use super::step_len;
+use crate::budget::Work;
+use crate::job::{Cost, Job, Step};
+use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineBreak {
-    /// `\r\n`, as RFC 2045 requires for MIME.
-    CrLf,
-    /// `\n`, as PEM files use.
-    Lf,
-}
-
-impl LineBreak {
-    pub fn bytes(self) -> &'static [u8] {
-        match self {
-            LineBreak::CrLf => b"\r\n",
-            LineBreak::Lf => b"\n",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lines {
-    /// Characters per line, at least 1.
-    pub length: usize,
-    pub line_break: LineBreak,
-}
+use crate::simd::{encode_into, encode_lines_into, encoded_len};
 
 /// Length of the wrapped encoding of `len` bytes, or `None` if it overflows
 /// (or `length` is 0).
@@ -60,11 +38,10 @@ pub fn wrapped_len_after(len: usize, padding: bool, lines: Lines, column: usize)
         .checked_add(text)
 }
 
-/// How many times longer than plain encode wrapping takes, at most: 0.5-0.8x
-/// of its speed with simdutf's LF encoder, 0.2-0.5x with blocks and copies.
-/// A sliced job gives each slice this share of plain encode's budget, and
-/// the NIF slices inputs above that share.
-pub fn slice_cost(lines: Lines) -> usize {
+/// How many times longer than plain encode wrapping takes, at most, with
+/// simdutf's LF encoder and with blocks and copies (`bench/README.md`): a
+/// step gets this share of plain encode's budget.
+fn weight(lines: Lines) -> usize {
     if simdutf_unit(lines).is_some() {
         2
     } else {
@@ -219,14 +196,9 @@ impl Job for WrapJob {
     /// (whole lines and 3-byte groups unless it is the end). `output` is the
     /// whole output, exactly `wrapped_len` bytes.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let max_input = max_input / slice_cost(self.lines);
+        let max_input = max_input / weight(self.lines);
         let unit = self.simdutf_unit.unwrap_or(3);
-        let remaining = input.len() - self.in_pos;
-        let take = if remaining <= max_input.max(unit) {
-            remaining
-        } else {
-            (max_input / unit).max(1) * unit
-        };
+        let take = step_len(input.len() - self.in_pos, max_input, unit);
         if self.simdutf_unit.is_some() {
             self.encode_lines(&input[self.in_pos..self.in_pos + take], output);
         } else {
@@ -237,6 +209,13 @@ impl Job for WrapJob {
             Step::Done(self.out_pos)
         } else {
             Step::More
+        }
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Encode,
+            weight: weight(self.lines),
         }
     }
 }
@@ -269,20 +248,6 @@ fn copy_fixed_lines<const L: usize, const B: usize>(
     for (line, dst) in text.chunks_exact(L).zip(out.chunks_exact_mut(L + B)) {
         dst[..L].copy_from_slice(line);
         dst[L..].copy_from_slice(line_break);
-    }
-}
-
-/// Encodes `input` wrapped into `output`, exactly `wrapped_len` bytes long;
-/// returns the bytes written.
-pub fn encode_wrapped_into(
-    input: &[u8],
-    opts: EncodeOptions,
-    lines: Lines,
-    output: &mut [u8],
-) -> usize {
-    match WrapJob::new(opts, lines).step(input, output, usize::MAX) {
-        Step::Done(written) => written,
-        _ => 0,
     }
 }
 

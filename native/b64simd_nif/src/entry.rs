@@ -1,20 +1,15 @@
-//! The hot entry points (`encode`, `decode`, `mime_decode`, `is_valid`,
-//! each of arity 1 and 2), registered without rustler's `#[nif]` wrapper.
+//! The entry points of the hot calls (`encode`, `decode`, `mime_decode`,
+//! `is_valid`, each of arity 1 and 2), registered without rustler's
+//! `#[nif]` wrapper, which collects the arguments into a heap-allocated
+//! `Vec` on every call, a cost as large as encoding a short input
+//! (`bench/README.md`). The registration uses rustler's `codegen_runtime`,
+//! which is not a stable API: hence rustler's exact pin.
 
-use crate::decode::{decode, is_valid, mime_decode};
-use crate::encode::encode;
+use crate::calls::{decode, encode, is_valid, mime_decode};
 use b64simd_core::options::DEFAULT_FLAGS;
 use rustler::{Env, NifResult, Term};
 
-/// rustler's `#[nif]` wrapper collects the arguments into a heap-allocated
-/// `Vec` on every call, which costs more than encoding 32 bytes, so the hot
-/// entry points are registered directly. Measured against `#[rustler::nif]`
-/// wrappers of the same functions (bench/b64simd_floor.erl, three
-/// alternating runs, medians; a C NIF that reads its input and allocates
-/// the result: 27.3 ns either way): at 32 B `encode/1` 40.6 against
-/// 79.9 ns, `decode/1` 60.2 against 84.5 ns. The macro uses rustler's
-/// `codegen_runtime`, which is not a stable API: hence rustler's exact pin.
-macro_rules! direct_nif {
+macro_rules! entry {
     ($erl_name:literal, $arity:literal, $function:ident, $flags:ident) => {
         rustler::codegen_runtime::inventory::submit!(rustler::Nif {
             name: concat!($erl_name, "\0").as_ptr() as *const rustler::codegen_runtime::c_char,
@@ -40,14 +35,14 @@ macro_rules! direct_nif {
                     else {
                         return rustler::sys::enif_make_badarg(nif_env);
                     };
+                    let input_term = Term::new(env, args[0]);
                     // The term comes back through `term`, not inside the
-                    // closure's Result: the compiler built that Result
-                    // with byte-sized stores and read it back whole, a
-                    // failed store forwarding that perf put at 7% of a
-                    // 64-byte decode.
+                    // closure's Result, which the compiler built with
+                    // byte-sized stores and read back whole (a stalled
+                    // store forwarding).
                     let mut term = args[0]; // overwritten on success
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        $function(env, input, flags).map(|made| term = made.as_c_arg())
+                        $function(env, input_term, input, flags).map(|made| term = made.as_c_arg())
                     }));
                     match result {
                         Ok(Ok(())) => term,
@@ -85,7 +80,7 @@ unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ErlNifTerm) -> Op
     Some(std::slice::from_raw_parts(binary.data, binary.size))
 }
 
-/// NAME/2's option flags: its second argument.
+/// NAME/2's option flags: its second argument, an unsigned 64-bit integer.
 ///
 /// # Safety
 /// As `inspect_binary`, for every term of `args`.
@@ -93,15 +88,13 @@ unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ErlNifTerm) -> Op
 unsafe fn flags_argument(
     env: *mut rustler::sys::ErlNifEnv,
     args: &[rustler::sys::ErlNifTerm],
-) -> Option<u32> {
-    let mut flags: rustler::sys::c_uint = 0;
-    (rustler::sys::enif_get_uint(env, args[1], &mut flags) != 0).then_some(flags)
+) -> Option<u64> {
+    let mut flags: u64 = 0;
+    (rustler::sys::enif_get_uint64(env, args[1], &mut flags) != 0).then_some(flags)
 }
 
-/// NAME/1's: the default options, a constant the compiler folds through
-/// the function it calls, so neither reading nor checking flags is left
-/// (a 32-byte `encode/1` 41.5-42.6 -> 35.8-36.2 ns, `decode/1` 52.1-55.2
-/// -> 48.7-49.3 ns, `make bench`'s floor harness, three alternating runs).
+/// NAME/1's: the default options, a constant the compiler folds through the
+/// function it calls, so that neither reading nor checking flags is left.
 ///
 /// # Safety
 /// Reads nothing; `unsafe` only to share `flags_argument`'s signature.
@@ -109,15 +102,15 @@ unsafe fn flags_argument(
 unsafe fn default_flags(
     _env: *mut rustler::sys::ErlNifEnv,
     _args: &[rustler::sys::ErlNifTerm],
-) -> Option<u32> {
+) -> Option<u64> {
     Some(DEFAULT_FLAGS)
 }
 
-direct_nif!("encode", 1, encode, default_flags);
-direct_nif!("encode", 2, encode, flags_argument);
-direct_nif!("decode", 1, decode, default_flags);
-direct_nif!("decode", 2, decode, flags_argument);
-direct_nif!("mime_decode", 1, mime_decode, default_flags);
-direct_nif!("mime_decode", 2, mime_decode, flags_argument);
-direct_nif!("is_valid", 1, is_valid, default_flags);
-direct_nif!("is_valid", 2, is_valid, flags_argument);
+entry!("encode", 1, encode, default_flags);
+entry!("encode", 2, encode, flags_argument);
+entry!("decode", 1, decode, default_flags);
+entry!("decode", 2, decode, flags_argument);
+entry!("mime_decode", 1, mime_decode, default_flags);
+entry!("mime_decode", 2, mime_decode, flags_argument);
+entry!("is_valid", 1, is_valid, default_flags);
+entry!("is_valid", 2, is_valid, flags_argument);

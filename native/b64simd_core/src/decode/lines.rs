@@ -1,7 +1,7 @@
 //! Line-wrapped input (MIME bodies, PEM files) decoded without simdutf's
 //! whitespace path. simdutf decodes text that has a line break in nearly
-//! every 64-byte block at about a tenth of its speed on unbroken text (3.6
-//! against 30 GB/s here). The usual shape, lines of one length (a multiple
+//! every 64-byte block at about a tenth of its speed on unbroken text
+//! (`bench/README.md`). The usual shape, lines of one length (a multiple
 //! of 4) each ended by the same break, is instead gathered a block of lines
 //! at a time into a scratch buffer that stays in L1, without the breaks,
 //! and decoded as unbroken text.
@@ -10,16 +10,15 @@
 //! the shape puts a break, and only when they are that break (whitespace,
 //! which every decode mode that comes here skips), are dropped, and a block
 //! is kept only if everything else in it is alphabet characters in whole
-//! quanta (`codec::decodes_whole`). So the kept blocks decode as they would
+//! quanta (`simd::decodes_whole`). So the kept blocks decode as they would
 //! anyway and end on a whole quantum with nothing pending; the general path
 //! carries on from there with the last line (which may hold padding) and
 //! whatever does not fit the shape, its error offsets shifted by what was
 //! kept.
 
-use crate::codec::{decodes_whole, Window};
-use crate::options::Alphabet;
+use crate::options::{Alphabet, LineBreak};
 use crate::scratch::with_line_scratch;
-use crate::wrap::LineBreak;
+use crate::simd::{decodes_whole, Window};
 
 /// Lines of the usual shape: `length` characters, then `line_break`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +36,7 @@ pub const MIN_INPUT: usize = 512;
 const USUAL_LENGTHS: [usize; 2] = [76, 64];
 
 /// Other lengths are found by looking for the first LF this far in, which
-/// costs about 8 ns: only in inputs long enough that this is under 1%.
+/// costs a few nanoseconds: only in inputs long enough that this is noise.
 pub const LONGEST_LINE: usize = 256;
 const ANY_LENGTH_MIN_INPUT: usize = 64 * 1024;
 
@@ -142,7 +141,7 @@ pub fn decode_block(
 fn gather(input: &[u8], shape: LineShape, chars: &mut [u8]) -> (usize, usize) {
     use LineBreak::{CrLf, Lf};
     // With the shape a constant, each line's copy compiles to a few moves
-    // instead of a memcpy call: 14 against 8 GB/s for MIME.
+    // instead of a memcpy call.
     match (shape.length, shape.line_break) {
         (76, CrLf) => gather_lines(input, 76, CrLf, chars),
         (76, Lf) => gather_lines(input, 76, Lf, chars),
@@ -182,14 +181,14 @@ fn gather_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{encode_into, encoded_len};
     use crate::options::{DecodeOptions, EncodeOptions};
-    use crate::test_support::{decode_to_vec, scalar_decode_to_vec, Rng};
+    use crate::test_support::{
+        decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng,
+    };
 
     /// `plain` encoded and wrapped every `length` characters with `line_break`.
     fn wrapped(plain: &[u8], opts: EncodeOptions, length: usize, line_break: &[u8]) -> Vec<u8> {
-        let mut text = vec![0u8; encoded_len(plain.len(), opts.padding).unwrap()];
-        encode_into(plain, opts, &mut text);
+        let text = encode_to_vec(plain, opts);
         text.chunks(length).collect::<Vec<_>>().join(line_break)
     }
 
@@ -310,8 +309,6 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn sliced_decode_agrees_on_wrapped_input() {
-        use crate::engine::DecodeJob;
-        use crate::job::Job;
         let seed = 0x5EED_0007;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
@@ -332,11 +329,7 @@ mod tests {
             let opts = option_sets[rng.next() as usize % option_sets.len()];
             let want = decode_to_vec(&text, opts);
             for slice in [1, 1000, 20_000] {
-                let mut out = vec![0u8; text.len()];
-                let mut job = DecodeJob::new(opts);
-                let got = job
-                    .run_to_end(&text, &mut out, slice)
-                    .map(|n| out[..n].to_vec());
+                let got = decode_sliced(&text, opts, slice);
                 assert_eq!(got, want, "round {round} slice {slice} {opts:?}");
             }
         }

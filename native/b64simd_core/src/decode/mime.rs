@@ -20,24 +20,23 @@
 //! branch-free loop) and decode whole groups of them with simdutf, carrying
 //! up to 3 characters to the next block. A job filters for good from there.
 
-use crate::codec::{self, simdutf_decode};
-use crate::engine::DecodeJob;
-use crate::job::{Job, Step};
-use crate::lines;
+use super::DecodeJob;
+use crate::budget::Work;
+use crate::error::DecodeError;
+use crate::job::{Cost, Job, Step};
 use crate::options::{Alphabet, DecodeOptions};
-use crate::scalar::{self, sextet, DecodeError};
+use crate::rules::{class_table_for, is_sextet_class, sextet};
 use crate::scratch::with_scratch;
-use simdutf::{ErrorCode, LastChunkHandlingOptions};
+use crate::simd::{self, decode_loose};
+use simdutf::ErrorCode;
 
-/// How many times longer than plain decode `mime_decode` takes: simdutf on
-/// a MIME body (a line break every 76 characters) runs at 0.2-0.5x of its
-/// speed on unbroken text (the line path at about half), the filter at
-/// about 2 GB/s, a tenth to a twentieth of plain decode on a SIMD kernel. A
-/// sliced job gives each step that share of plain decode's budget; the NIF
-/// slices inputs above the filter's share, since it cannot know in advance
-/// which path will run.
+/// How many times longer than plain decode `mime_decode` takes: the fast
+/// path on a MIME body runs at a fraction of simdutf's speed on unbroken
+/// text, the filter at a tenth to a twentieth of it (`bench/README.md`). A
+/// step gives each that share of plain decode's budget, and the job costs
+/// as much as the filter, since which path will run is not known ahead.
 const FAST_PATH_COST: usize = 4;
-pub const SLICE_COST: usize = 16;
+const FILTER_COST: usize = 16;
 
 /// Alphabet characters filtered per block: the scratch buffer stays in L1.
 const BLOCK: usize = 16 * 1024;
@@ -48,7 +47,7 @@ struct Filter {
     /// Where the filter is in the input and the output.
     in_pos: usize,
     out_pos: usize,
-    /// The alphabet's classes (`scalar::class_table_for`).
+    /// The alphabet's classes (`rules::class_table_for`).
     classes: &'static [u8; 256],
     /// Alphabet characters read but not decoded yet: fewer than 4.
     pending: [u8; 4],
@@ -68,12 +67,18 @@ pub struct MimeJob {
 }
 
 impl MimeJob {
-    pub fn new(opts: DecodeOptions) -> MimeJob {
+    /// A `mime_decode` of `input`, into a buffer of `output_len(input)`.
+    pub fn new(input: &[u8], opts: DecodeOptions) -> MimeJob {
         MimeJob {
             opts,
-            fast: DecodeJob::giving_up(opts),
+            fast: DecodeJob::giving_up(input, opts),
             filter: None,
         }
+    }
+
+    /// The output buffer it needs: every byte of `input` might be a character.
+    pub fn output_len(input: &[u8]) -> usize {
+        simd::maximal_decoded_len(input.len())
     }
 
     fn filter_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
@@ -130,7 +135,7 @@ impl Job for MimeJob {
                     self.filter = Some(Box::new(Filter {
                         in_pos,
                         out_pos,
-                        classes: scalar::class_table_for(self.opts.alphabet),
+                        classes: class_table_for(self.opts.alphabet),
                         pending: [0; 4],
                         pending_len: 0,
                         last_significant: 0,
@@ -139,7 +144,14 @@ impl Job for MimeJob {
                 }
             }
         }
-        self.filter_step(input, output, max_input / SLICE_COST)
+        self.filter_step(input, output, max_input / FILTER_COST)
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Decode,
+            weight: FILTER_COST,
+        }
     }
 }
 
@@ -157,12 +169,12 @@ impl Filter {
             if let Some(slot) = room.get_mut(count) {
                 *slot = byte;
             }
-            count += usize::from(scalar::is_sextet_class(classes[usize::from(byte)]));
+            count += usize::from(is_sextet_class(classes[usize::from(byte)]));
         }
         if count > self.pending_len {
             if let Some(last) = block
                 .iter()
-                .rposition(|&b| scalar::is_sextet_class(classes[usize::from(b)]))
+                .rposition(|&b| is_sextet_class(classes[usize::from(b)]))
             {
                 self.last_significant = offset + last;
                 self.pad_after_last = block[last + 1..].contains(&b'=');
@@ -199,7 +211,7 @@ fn decode_groups(chars: &[u8], alphabet: Alphabet, output: &mut [u8]) -> usize {
     if chars.is_empty() {
         return 0;
     }
-    let result = simdutf_decode(chars, alphabet, output);
+    let result = decode_loose(chars, alphabet, output);
     if result.error == ErrorCode::Success {
         return result.count;
     }
@@ -225,32 +237,10 @@ fn decode_partial(chars: &[u8], output: &mut [u8]) -> usize {
     written
 }
 
-/// Decodes `input` into `output`, which must hold at least
-/// `maximal_decoded_len(input.len())` bytes; returns the bytes written.
-pub fn mime_decode_into(
-    input: &[u8],
-    opts: DecodeOptions,
-    output: &mut [u8],
-) -> Result<usize, DecodeError> {
-    if input.len() < lines::MIN_INPUT {
-        // Short input is one window of the fast path whatever it holds, so
-        // it skips the job (built and stepped, it took a 64-byte body from
-        // 20 to 28 ns, Rust, hot); the job, if it fails, decodes it again.
-        let loose = LastChunkHandlingOptions::Loose;
-        let (result, written) = codec::decode_bounded(input, output, opts.alphabet, loose);
-        if result.error == ErrorCode::Success && result.count == input.len() {
-            return fast_done(input, written, opts);
-        }
-    }
-    let mut job = MimeJob::new(opts);
-    job.run_to_end(input, output, usize::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::maximal_decoded_len;
-    use crate::test_support::Rng;
+    use crate::test_support::{wrapped_to_vec, Rng};
 
     /// The oracle's own alphabet, written independently of `scalar`.
     fn alphabet_table(alphabet: Alphabet) -> [bool; 256] {
@@ -310,13 +300,12 @@ mod tests {
     }
 
     fn one_shot(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
-        let mut out = vec![0u8; maximal_decoded_len(input.len())];
-        mime_decode_into(input, opts, &mut out).map(|n| out[..n].to_vec())
+        sliced(input, opts, usize::MAX)
     }
 
     fn sliced(input: &[u8], opts: DecodeOptions, slice: usize) -> Result<Vec<u8>, DecodeError> {
-        let mut out = vec![0u8; maximal_decoded_len(input.len())];
-        let mut job = MimeJob::new(opts);
+        let mut out = vec![0u8; MimeJob::output_len(input)];
+        let mut job = MimeJob::new(input, opts);
         job.run_to_end(input, &mut out, slice)
             .map(|n| out[..n].to_vec())
     }
@@ -406,8 +395,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn clean_bodies_and_late_garbage() {
-        use crate::options::EncodeOptions;
-        use crate::wrap::{encode_wrapped_into, wrapped_len, LineBreak, Lines};
+        use crate::options::{EncodeOptions, LineBreak, Lines};
         let seed = 0x5EED_0013;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
@@ -431,8 +419,7 @@ mod tests {
                 padding,
                 ..EncodeOptions::DEFAULT
             };
-            let mut text = vec![0u8; wrapped_len(plain.len(), padding, lines).unwrap()];
-            encode_wrapped_into(&plain, opts, lines, &mut text);
+            let mut text = wrapped_to_vec(&plain, opts, lines);
             if rng.next().is_multiple_of(2) && !text.is_empty() {
                 let at = (rng.next() as usize) % text.len();
                 text.insert(at, b"=!\x00.="[(rng.next() % 5) as usize]);

@@ -1,6 +1,6 @@
-//! The stream decoder's step (`b64simd_stream:decode/2`): decode the whole
-//! quanta at the start of `carry ++ piece` and say where they end, without
-//! joining the two. The carry is what the last piece left: the characters
+//! A piece of a decoding stream read in place, the quick way: decode the
+//! whole quanta at the start of `carry ++ piece` and say where they end,
+//! without joining the two. The carry is what the last piece left: the characters
 //! of a partial quantum, whitespace, perhaps a `=`, so a few bytes.
 //!
 //! simdutf's `stop_before_partial` mode is made for this: it decodes every
@@ -10,26 +10,22 @@
 //! the line path first, in slices if it is big. A padded quantum at the end
 //! stays in the carry, for the end of the stream to judge. Anything unusual
 //! (an invalid byte, `=` before the end, a byte OTP's rules reject that
-//! simdutf skips) makes it give up; the stream then takes its exact way,
-//! which finds the reason and its offset.
+//! simdutf skips) makes it give up; the piece is then decoded joined to the
+//! carry (`joined`), which finds the reason and its offset.
 
-use crate::codec::{maximal_decoded_len, Window};
-use crate::engine::{decode_whole_quanta, DecodeJob};
+use super::carry::MAX_CARRY;
+use crate::decode::{decode_whole_quanta, lines, DecodeJob};
 use crate::job::{Job, Step};
-use crate::lines;
 use crate::options::DecodeOptions;
+use crate::simd::{maximal_decoded_len, Window};
 use std::ops::Range;
-
-/// The most bytes a stream carries from one piece to the next
-/// (`left_over`). Longer carries, which no state holds, take the exact way.
-pub const MAX_CARRY: usize = 64;
 
 /// The bytes of `carry ++ piece` (offsets into the two, `carry_len` and
 /// `piece_len` long) that the stream carries on once their first `consumed`
 /// are decoded; `None` when they are more than `MAX_CARRY` (a piece ending
-/// in a long run of whitespace or `=`): the stream then takes its exact
-/// way, which carries at most a quantum's characters and its `=`, so no
-/// state grows with such a run.
+/// in a long run of whitespace or `=`): the piece is then decoded joined
+/// to the carry, which carries at most a quantum's characters and its `=`,
+/// so no state grows with such a run.
 pub fn left_over(carry_len: usize, piece_len: usize, consumed: usize) -> Option<Range<usize>> {
     let kept = consumed..carry_len + piece_len;
     (kept.len() <= MAX_CARRY).then_some(kept)
@@ -43,7 +39,7 @@ const HEAD_PIECE: usize = 64;
 /// in the piece.
 pub enum Start {
     Finished(Window),
-    Job(QuantaJob),
+    Job(InPlaceJob),
 }
 
 /// Decodes the head into `output`, which holds `maximal_decoded_len` of
@@ -63,12 +59,10 @@ pub fn start(
     max_input: usize,
 ) -> Option<Start> {
     let job_at = |in_piece, written| {
-        Some(Start::Job(QuantaJob::new(
-            opts,
-            carry.len(),
-            in_piece,
-            written,
-        )))
+        Some(Start::Job(InPlaceJob {
+            carry_len: carry.len(),
+            decode: DecodeJob::whole_quanta(piece, opts, in_piece, written),
+        }))
     };
     // A break this far in leaves room for the 3 characters the carry may
     // need; one closer is passed over.
@@ -80,8 +74,8 @@ pub fn start(
     let first_break = memchr::memchr_iter(b'\n', window).find(|&at| at >= FIRST_BREAK_MIN);
     let head_piece = match first_break {
         Some(newline) => newline + 1,
-        // One window, no job: the job's step cost a 32- to 4096-byte piece
-        // 12-16 ns more (Rust, hot).
+        // One window, no job: a job's step costs a short piece a noticeable
+        // share of its time.
         None if carry.is_empty() && piece.len() <= max_input => piece.len(),
         None if carry.is_empty() => return job_at(0, 0),
         None => piece.len().min(HEAD_PIECE),
@@ -111,31 +105,22 @@ pub fn start(
 /// The rest of the piece, in steps: the decode engine's whole quanta
 /// (`DecodeJob::whole_quanta`) over the piece.
 #[derive(Clone, Debug)]
-pub struct QuantaJob {
+pub struct InPlaceJob {
     carry_len: usize,
     decode: DecodeJob,
 }
 
-impl QuantaJob {
-    fn new(opts: DecodeOptions, carry_len: usize, in_pos: usize, out_pos: usize) -> QuantaJob {
-        QuantaJob {
-            carry_len,
-            decode: DecodeJob::whole_quanta(opts, in_pos, out_pos),
-        }
-    }
-
+impl InPlaceJob {
     /// Bytes of `carry ++ piece` consumed so far: where the whole quanta end
     /// once the job is done.
     pub fn consumed(&self) -> usize {
         self.carry_len + self.decode.position().0
     }
-}
 
-impl Job for QuantaJob {
     /// Decodes about `max_input` more bytes of `piece`. `Done(written)` when
     /// the whole quanta are decoded; `Failed(_)` when something is unusual
-    /// (its reason means nothing: the stream takes its exact way).
-    fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    /// (its reason means nothing: the piece is then decoded joined).
+    pub fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
         self.decode.step(piece, output, max_input)
     }
 }
@@ -143,8 +128,8 @@ impl Job for QuantaJob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{encode_into, encoded_len};
     use crate::options::Alphabet;
+    use crate::test_support::encode_to_vec;
     use crate::test_support::{scalar_decode_to_vec, Rng};
 
     /// What the NIF does with `carry` and `piece`: `(data, consumed)`.
@@ -215,8 +200,7 @@ mod tests {
             let len = rng.next() as usize % 3_000;
             let plain = rng.bytes(len);
             let encode_opts = rng.encode_options();
-            let mut text = vec![0u8; encoded_len(len, encode_opts.padding).unwrap()];
-            encode_into(&plain, encode_opts, &mut text);
+            let mut text = encode_to_vec(&plain, encode_opts);
             if rng.next().is_multiple_of(2) {
                 let (length, line_break): (usize, &[u8]) =
                     [(76, &b"\r\n"[..]), (64, b"\n"), (10, b" ")][rng.next() as usize % 3];

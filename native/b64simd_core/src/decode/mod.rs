@@ -1,0 +1,722 @@
+//! Decode: one job that every decode of every size runs, one-shot or in
+//! slices, over one input and into one output buffer allocated up front.
+//! Its stages, in order:
+//!
+//! 1. the short path (`short`), when all of the input is short and fits
+//!    the step: table lookups, the common shape only;
+//! 2. the line path (`lines`): line-wrapped text gathered without its breaks;
+//! 3. unbroken windows: whole quanta of the alphabet, one plain simdutf
+//!    decode each, while more input follows;
+//! 4. the rest: in one simdutf decode when it fits the step, else in bounded
+//!    windows (`base64_to_binary_safe`), each checked against OTP's rules;
+//! 5. where simdutf fails, the scalar decoder (`scalar`) reads on from there
+//!    and gives the exact reason and offset.
+//!
+//! What differs between the functions built on it is the sink and the
+//! ending. The sink: decode keeps what it writes; validation (`validating`)
+//! writes every window at the start of a small scratch buffer and keeps only
+//! the verdict. The ending (`Ending`): OTP's rules (decode, validation, a
+//! stream's exact way), whole quanta only (a stream's quick step), or give
+//! up where simdutf fails (`mime`'s fast path).
+
+pub mod lines;
+pub mod mime;
+pub mod short;
+
+use crate::budget::{self, Work};
+use crate::error::DecodeError;
+use crate::job::{Cost, Job, Step};
+use crate::options::DecodeOptions;
+use crate::rules::{self, check_final_quantum, check_skipped_bytes, sextet};
+use crate::scalar;
+use crate::simd::{self, Window};
+use simdutf::{ErrorCode, LastChunkHandlingOptions};
+use std::ops::Range;
+
+/// What a window's simdutf result means, where the stages cannot go on,
+/// and the rules at the end of the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// OTP's rules: bytes simdutf skips that OTP rejects are errors, the end
+    /// of the input gets `check_final_quantum`, and an error is located by
+    /// the scalar decoder.
+    Otp,
+    /// Whole quanta only (a stream's quick step): a partial or padded last
+    /// quantum is left undecoded, and anything unusual gives up.
+    WholeQuanta,
+    /// Every byte simdutf skips is allowed (`mime_decode`'s fast path), a
+    /// failure gives up, and the end rules are the caller's.
+    GiveUp,
+}
+
+/// Where the job is.
+#[derive(Clone, Debug)]
+enum Stage {
+    /// Nothing done yet: the short path may take all of the input.
+    Start,
+    /// The line path, until it makes no progress.
+    Lines,
+    /// Unbroken windows, until one is not.
+    Unbroken,
+    /// Bounded windows to the end.
+    Windows,
+    /// simdutf has failed: the scalar decoder reads on from `in_pos`.
+    Locating(Box<scalar::Decoder>),
+}
+
+/// A window's outcome.
+enum Outcome {
+    /// Decoded; the input goes on.
+    Part(Window),
+    /// Decoded, and nothing more is to be decoded from this input.
+    Last(Window),
+    /// The stages cannot go on here.
+    Unusual,
+    /// An error of OTP's rules, at its offset.
+    Error(DecodeError),
+}
+
+#[derive(Clone, Debug)]
+pub struct DecodeJob {
+    opts: DecodeOptions,
+    ending: Ending,
+    stage: Stage,
+    /// The input the job reads ends here: whitespace after the text is cut.
+    end: usize,
+    /// The most the text decodes to: the output buffer's size.
+    bound: usize,
+    in_pos: usize,
+    /// Bytes decoded so far: where decode writes next.
+    decoded: usize,
+    /// The output buffer is scratch: every window is written at its start.
+    discard: bool,
+    /// What an input byte costs, as plain decode bytes: more once the input
+    /// turns out to hold whitespace.
+    weight: usize,
+}
+
+impl DecodeJob {
+    /// A decode of `input`; `output_len()` is the buffer it needs.
+    pub fn new(input: &[u8], opts: DecodeOptions) -> DecodeJob {
+        let Range { start, end } = rules::trimmed(input, opts);
+        DecodeJob {
+            opts,
+            ending: Ending::Otp,
+            stage: Stage::Start,
+            end,
+            bound: simd::decoded_len_bound(&input[start..end]),
+            in_pos: start,
+            decoded: 0,
+            discard: false,
+            weight: 1,
+        }
+    }
+
+    /// A decode that only gives the verdict: the output buffer is scratch
+    /// (`VALIDATION_SCRATCH` bytes, at least 6 in tests), and `Done(0)` means
+    /// valid.
+    pub fn validating(input: &[u8], opts: DecodeOptions) -> DecodeJob {
+        DecodeJob {
+            discard: true,
+            ..DecodeJob::new(input, opts)
+        }
+    }
+
+    /// The whole quanta of `input` from `in_pos` on, its first `in_pos`
+    /// bytes having decoded to the first `decoded` of the output: `Done(n)`
+    /// once they are decoded (`position()` then says where they end), a
+    /// partial or padded last quantum left undecoded; `Failed(_)`, whose
+    /// reason means nothing, for anything unusual.
+    pub(crate) fn whole_quanta(
+        input: &[u8],
+        opts: DecodeOptions,
+        in_pos: usize,
+        decoded: usize,
+    ) -> DecodeJob {
+        DecodeJob {
+            opts,
+            ending: Ending::WholeQuanta,
+            stage: if opts.reject_whitespace {
+                Stage::Unbroken
+            } else {
+                Stage::Lines
+            },
+            end: input.len(),
+            bound: decoded + simd::maximal_decoded_len(input.len() - in_pos),
+            in_pos,
+            decoded,
+            discard: false,
+            weight: 1,
+        }
+    }
+
+    /// A decode that allows every byte simdutf skips and gives up where
+    /// simdutf fails: `Failed(_)`, whose reason means nothing, with
+    /// `position()` at a whole quantum. `Done(n)` applies no end rule.
+    pub(crate) fn giving_up(input: &[u8], opts: DecodeOptions) -> DecodeJob {
+        DecodeJob {
+            ending: Ending::GiveUp,
+            ..DecodeJob::new(input, opts)
+        }
+    }
+
+    /// The output buffer this decode needs: `simd::decoded_len_bound` of the
+    /// text it reads, exact for text without whitespace inside it.
+    pub fn output_len(&self) -> usize {
+        self.bound
+    }
+
+    /// Whether this is a validation (`validating`), whose output is scratch.
+    pub fn validates(&self) -> bool {
+        self.discard
+    }
+
+    /// The input read and the bytes it decoded to so far.
+    pub(crate) fn position(&self) -> (usize, usize) {
+        (self.in_pos, self.decoded)
+    }
+
+    /// Where the next bytes go: the rest of the output, or the whole
+    /// scratch (whole quanta of it) when discarding.
+    fn room<'o>(&self, output: &'o mut [u8]) -> &'o mut [u8] {
+        if self.discard {
+            let whole = output.len() / 3 * 3;
+            &mut output[..whole]
+        } else {
+            &mut output[self.decoded..]
+        }
+    }
+
+    fn advance(&mut self, window: Window) {
+        self.in_pos += window.consumed;
+        self.decoded += window.written;
+    }
+
+    /// The job's end, `written` bytes of output (none when discarding).
+    /// Text that decoded to less than its bound held whitespace, which
+    /// costs more to decode than its length says.
+    fn done(&mut self, written: usize) -> Step {
+        if written < self.bound {
+            self.weight = budget::whitespace_factor();
+        }
+        Step::Done(if self.discard { 0 } else { written })
+    }
+
+    /// The short path, if all of the rest is short, fits this step and the
+    /// room, and the ending takes a last quantum.
+    fn short(&mut self, text: &[u8], output: &mut [u8], max_input: usize) -> Option<Step> {
+        let rest = &text[self.in_pos..];
+        if self.ending == Ending::WholeQuanta
+            || rest.len() > short::LONGEST
+            || rest.len() > max_input
+        {
+            return None;
+        }
+        let room = self.room(output);
+        if room.len() < simd::decoded_len_bound(rest) {
+            return None;
+        }
+        let written = short::decode(rest, self.opts, room)?;
+        self.in_pos = text.len();
+        Some(self.done(self.decoded + written))
+    }
+
+    /// The line path until `end`; false once it makes no progress.
+    fn decode_lines(&mut self, text: &[u8], output: &mut [u8], end: usize) -> bool {
+        while self.in_pos < end {
+            let room = self.room(output);
+            // A block of lines needs a block's room: scratch has less only
+            // in tests (the output buffer has room for the rest).
+            if self.discard && room.len() < lines::BLOCK_OUTPUT {
+                return false;
+            }
+            let rest = &text[self.in_pos..];
+            let budget = end - self.in_pos;
+            let Some(done) = lines::decode_some_lines(rest, self.opts.alphabet, room, budget)
+            else {
+                return false;
+            };
+            self.advance(done);
+        }
+        true
+    }
+
+    /// An unbroken window of about `budget` bytes (whole quanta, never the
+    /// last of the text, which may end in padding); false if there is none.
+    fn unbroken(&mut self, text: &[u8], output: &mut [u8], budget: usize) -> bool {
+        let rest = &text[self.in_pos..];
+        let room = self.room(output);
+        let piece = &rest[..rest.len().min(budget / 4 * 4).min(room.len() / 3 * 4)];
+        let taken = !piece.is_empty()
+            && piece.len() < rest.len()
+            && simd::decodes_whole(piece, self.opts.alphabet, room);
+        if taken {
+            self.advance(Window {
+                consumed: piece.len(),
+                written: piece.len() / 4 * 3,
+            });
+        }
+        taken
+    }
+
+    /// The next window of the rest of the text, about `budget` bytes, read
+    /// as the ending reads it: all of the rest in one plain decode when it
+    /// fits the budget and the room, else simdutf's bounded decode.
+    fn window(&self, text: &[u8], output: &mut [u8], budget: usize) -> Outcome {
+        let rest = &text[self.in_pos..];
+        let room = self.room(output);
+        if self.ending == Ending::WholeQuanta {
+            let window = if simd::maximal_decoded_len(rest.len()) <= budget / 4 * 3 {
+                room.len()
+            } else {
+                (budget / 4).max(1) * 3
+            }
+            .min(room.len());
+            return match decode_whole_quanta(rest, self.opts, &mut room[..window]) {
+                Some((window, true)) => Outcome::Last(window),
+                Some((window, false)) => Outcome::Part(window),
+                None => Outcome::Unusual,
+            };
+        }
+        let whole_rest = rest.len() <= budget && room.len() >= simd::decoded_len_bound(rest);
+        let (ok, window) = if whole_rest {
+            let result = simd::decode_loose(rest, self.opts.alphabet, room);
+            let window = Window {
+                consumed: rest.len(),
+                written: result.count,
+            };
+            (result.error == ErrorCode::Success, window)
+        } else {
+            let window = room.len().min((budget / 4).max(1) * 3);
+            let loose = LastChunkHandlingOptions::Loose;
+            let (result, written) =
+                simd::decode_bounded(rest, &mut room[..window], self.opts.alphabet, loose);
+            let ok = matches!(
+                result.error,
+                ErrorCode::Success | ErrorCode::OutputBufferTooSmall
+            );
+            let window = Window {
+                consumed: result.count,
+                written,
+            };
+            (ok, window)
+        };
+        let finished = window.consumed == rest.len();
+        // A window that is not the last must end on a whole quantum:
+        // anything else means simdutf met padding in mid-stream.
+        let progressed = window.consumed > 0 || window.written > 0;
+        if !ok || !progressed || (!finished && !window.written.is_multiple_of(3)) {
+            return Outcome::Unusual;
+        }
+        if self.ending == Ending::Otp {
+            let read = &rest[..window.consumed];
+            if let Err(error) = check_skipped_bytes(read, window.written, self.opts, self.in_pos) {
+                return Outcome::Error(error);
+            }
+        }
+        if finished {
+            Outcome::Last(window)
+        } else {
+            Outcome::Part(window)
+        }
+    }
+
+    /// Where the stages cannot go on: OTP's ending locates the error with
+    /// the scalar decoder, the others give up at `in_pos`.
+    fn unusual(&mut self, text: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        if self.ending != Ending::Otp {
+            return Step::Failed(DecodeError::InvalidCharacter(self.in_pos));
+        }
+        let written = if self.discard { 0 } else { self.decoded };
+        self.stage = Stage::Locating(Box::new(scalar::Decoder::new(self.opts, written)));
+        self.locate(text, output, max_input)
+    }
+
+    /// The scalar decoder is an order of magnitude slower than the SIMD
+    /// kernels a step is sized for, so it gets a quarter of the step.
+    fn locate(&mut self, text: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let end = text
+            .len()
+            .min(self.in_pos.saturating_add((max_input / 4).max(1)));
+        // Discarding, each piece's bytes (and a quantum carried into it)
+        // must fit the scratch.
+        let piece_max = if self.discard {
+            (output.len() / 3).saturating_sub(1).max(1) * 4
+        } else {
+            usize::MAX
+        };
+        let Stage::Locating(decoder) = &mut self.stage else {
+            return Step::More;
+        };
+        while self.in_pos < end {
+            let piece_end = end.min(self.in_pos.saturating_add(piece_max));
+            if let Err(error) = decoder.feed(&text[self.in_pos..piece_end], self.in_pos, output) {
+                return Step::Failed(error);
+            }
+            if self.discard {
+                decoder.discard_output();
+            }
+            self.in_pos = piece_end;
+        }
+        if self.in_pos < text.len() {
+            return Step::More;
+        }
+        let Stage::Locating(decoder) = std::mem::replace(&mut self.stage, Stage::Windows) else {
+            return Step::More;
+        };
+        match decoder.finish(output) {
+            Ok(total) => self.done(total),
+            Err(error) => Step::Failed(error),
+        }
+    }
+
+    /// The rules at the end of the text.
+    fn finish(&mut self, text: &[u8]) -> Step {
+        if self.ending == Ending::Otp {
+            if let Err(error) = check_final_quantum(text, self.decoded, self.opts) {
+                return Step::Failed(error);
+            }
+        }
+        self.done(self.decoded)
+    }
+}
+
+impl Job for DecodeJob {
+    /// Decodes about `max_input` more input bytes.
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let text = &input[..self.end];
+        if let Stage::Locating(_) = self.stage {
+            return self.locate(text, output, max_input);
+        }
+        if let Stage::Start = self.stage {
+            if let Some(step) = self.short(text, output, max_input) {
+                return step;
+            }
+            self.stage = if self.opts.reject_whitespace || text.len() < lines::MIN_INPUT {
+                Stage::Unbroken
+            } else {
+                Stage::Lines
+            };
+        }
+        // At least a byte a step, so that every step makes progress.
+        let end = text.len().min(self.in_pos.saturating_add(max_input.max(1)));
+        if let Stage::Lines = self.stage {
+            if !self.decode_lines(text, output, end) {
+                self.stage = Stage::Unbroken;
+            }
+        }
+        while self.in_pos < text.len() {
+            if self.in_pos >= end {
+                return Step::More;
+            }
+            let budget = end - self.in_pos;
+            if let Stage::Unbroken = self.stage {
+                if self.unbroken(text, output, budget) {
+                    continue;
+                }
+                self.stage = Stage::Windows;
+            }
+            match self.window(text, output, budget) {
+                Outcome::Part(window) => self.advance(window),
+                Outcome::Last(window) => {
+                    self.advance(window);
+                    break;
+                }
+                Outcome::Unusual => return self.unusual(text, output, max_input),
+                Outcome::Error(error) => return Step::Failed(error),
+            }
+        }
+        self.finish(text)
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Decode,
+            weight: self.weight,
+        }
+    }
+}
+
+/// simdutf's `stop_before_partial` decode of `input` into `output` (room
+/// for `maximal_decoded_len(input.len())`, or less to stop early): the
+/// input its whole quanta take up and the bytes they decode to, whether it
+/// reached the end, or `None` for anything unusual.
+pub(crate) fn decode_whole_quanta(
+    input: &[u8],
+    opts: DecodeOptions,
+    output: &mut [u8],
+) -> Option<(Window, bool)> {
+    let stop = LastChunkHandlingOptions::StopBeforePartial;
+    let (result, written) = simd::decode_bounded(input, output, opts.alphabet, stop);
+    let (consumed, written, finished) = match result.error {
+        // A padded quantum at the end is left for the carry, where the end
+        // of the stream (or the next piece) decides about it.
+        ErrorCode::Success if !written.is_multiple_of(3) => {
+            let (consumed, written) = before_padded_quantum(input, result.count, written)?;
+            (consumed, written, true)
+        }
+        ErrorCode::Success => (result.count, written, true),
+        ErrorCode::OutputBufferTooSmall if written > 0 && written.is_multiple_of(3) => {
+            (result.count, written, false)
+        }
+        _ => return None,
+    };
+    check_skipped_bytes(&input[..consumed], written, opts, 0).ok()?;
+    Some((Window { consumed, written }, finished))
+}
+
+/// Where the padded quantum that ends `input[..consumed]` (decoded to
+/// `written` bytes) begins, and the bytes written before it: its 2 or 3
+/// characters are found scanning back over whitespace and `=` (simdutf
+/// accepted those bytes, so all others are alphabet characters).
+fn before_padded_quantum(input: &[u8], consumed: usize, written: usize) -> Option<(usize, usize)> {
+    let mut characters = written % 3 + 1;
+    for at in (0..consumed).rev() {
+        if sextet(input[at]).is_some() {
+            characters -= 1;
+            if characters == 0 {
+                return Some((at, written - written % 3));
+            }
+        }
+    }
+    None
+}
+
+/// The scratch a validation writes into: a block of the line path's output.
+pub const VALIDATION_SCRATCH: usize = 12 * 1024;
+const _: () = assert!(VALIDATION_SCRATCH >= lines::BLOCK_OUTPUT);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{Alphabet, EncodeOptions};
+    use crate::test_support::{
+        decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng,
+    };
+
+    /// A validation in steps of `slice` bytes into `scratch` bytes.
+    fn validate(
+        input: &[u8],
+        opts: DecodeOptions,
+        scratch: usize,
+        slice: usize,
+    ) -> Result<(), DecodeError> {
+        let mut scratch = vec![0u8; scratch];
+        let mut job = DecodeJob::validating(input, opts);
+        job.run_to_end(input, &mut scratch, slice).map(|_| ())
+    }
+
+    /// The definition, for every option set: every path of a one-shot
+    /// decode (short, lines, unbroken, simdutf, scalar) gives the scalar
+    /// decoder's bytes, verdict, reason and offset on mutated inputs.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn one_shot_agrees_with_the_scalar_definition() {
+        let seed = 0x5EED_0002;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
+        let options = DecodeOptions::all();
+        for round in 0..20_000 {
+            let len = (rng.next() % 200) as usize;
+            let plain = rng.bytes(len);
+            let mut text = encode_to_vec(&plain, rng.encode_options());
+            for _ in 0..rng.next() % 4 {
+                rng.edit(&mut text, specials);
+            }
+            for &opts in &options {
+                assert_eq!(
+                    decode_to_vec(&text, opts),
+                    scalar_decode_to_vec(&text, opts),
+                    "round {round} input {text:?} {opts:?}"
+                );
+            }
+        }
+    }
+
+    /// One decode path for every size: the same inputs one-shot and in
+    /// slices of every size that crosses their quanta, blocks and lines give
+    /// the same bytes, verdicts, reasons and offsets.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn sliced_equals_one_shot_on_mutated_inputs() {
+        let seed = 0x5EED_0003;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c\x0b-_+/\x00.QA";
+        let options = DecodeOptions::all();
+        for round in 0..4_000 {
+            let len = match round % 8 {
+                0 => 400 + (rng.next() % 3_000) as usize,
+                _ => (rng.next() % 120) as usize,
+            };
+            let plain = rng.bytes(len);
+            let mut text = encode_to_vec(&plain, rng.encode_options());
+            if round % 5 == 0 {
+                let length = [76, 64, 72][rng.next() as usize % 3];
+                text = text.chunks(length).collect::<Vec<_>>().join(&b"\r\n"[..]);
+            }
+            for _ in 0..(rng.next() % 4) {
+                rng.edit(&mut text, specials);
+            }
+            let opts = options[rng.next() as usize % options.len()];
+            let one_shot = decode_to_vec(&text, opts);
+            for slice in [1, 4, 5, 8, 12, 64, 1000] {
+                assert_eq!(
+                    decode_sliced(&text, opts, slice),
+                    one_shot,
+                    "round {round} slice {slice} input {:?} {opts:?}",
+                    String::from_utf8_lossy(&text)
+                );
+            }
+        }
+    }
+
+    /// Whitespace around the text is cut before the decode starts, and the
+    /// result is that of the whole: bytes, reasons and offsets.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn whitespace_around_the_text_changes_nothing() {
+        let seed = 0x5EED_0011;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let spaces = b" \t\r\n";
+        let nasty = b"= \n\x0c\t-_+/AQgz";
+        for round in 0..20_000 {
+            let plain = rng.bytes(round % 200);
+            let mut text = encode_to_vec(&plain, rng.encode_options());
+            if round % 3 == 0 && !text.is_empty() {
+                let at = rng.next() as usize % text.len();
+                text[at] = nasty[rng.next() as usize % nasty.len()];
+            }
+            let mut around = |n: u64| -> Vec<u8> {
+                (0..rng.next() % n)
+                    .map(|_| spaces[rng.next() as usize % spaces.len()])
+                    .collect()
+            };
+            let (head, tail) = (around(4), around(4));
+            let input = [head, text, tail].concat();
+            for opts in DecodeOptions::all() {
+                assert_eq!(
+                    decode_to_vec(&input, opts),
+                    scalar_decode_to_vec(&input, opts),
+                    "{:?} {opts:?}",
+                    String::from_utf8_lossy(&input)
+                );
+            }
+        }
+    }
+
+    /// `mode => any` with every byte value at every position of 64- to
+    /// 256-character inputs: the same verdict, reason and offset as the
+    /// scalar rules on every kernel (the arm64 `[` defect included).
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn any_alphabet_every_byte_everywhere() {
+        let opts = DecodeOptions {
+            alphabet: Alphabet::Any,
+            ..DecodeOptions::DEFAULT
+        };
+        for len in [64, 68, 128, 192, 256] {
+            let base: Vec<u8> = (0..len).map(|i| b"AQgw-_+/"[i % 8]).collect();
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut input = base.clone();
+                    input[at] = byte;
+                    assert_eq!(
+                        decode_to_vec(&input, opts),
+                        scalar_decode_to_vec(&input, opts),
+                        "len {len}, byte {byte:#04x} at {at}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn round_trip_every_length_to_1100() {
+        let seed = 0x5EED_0001;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        for len in 0..=1100 {
+            let plain = rng.bytes(len);
+            for alphabet in [Alphabet::Standard, Alphabet::UrlSafe] {
+                for padding in [true, false] {
+                    let encoded = encode_to_vec(&plain, EncodeOptions { alphabet, padding });
+                    let opts = DecodeOptions {
+                        alphabet,
+                        padding_required: padding,
+                        reject_whitespace: true,
+                        canonical: true,
+                    };
+                    assert_eq!(
+                        decode_to_vec(&encoded, opts),
+                        Ok(plain.clone()),
+                        "len {len} {alphabet:?} {padding}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Validation gives decode's verdict, one-shot and in slices, into
+    /// scratch of any size.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn validation_gives_the_decode_verdict() {
+        let seed = 0x5EED_0014;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
+        for round in 0..3_000 {
+            let len = match round % 10 {
+                0 => 300 + (rng.next() % 20_000) as usize,
+                _ => (rng.next() % 400) as usize,
+            };
+            let plain = rng.bytes(len);
+            let mut text = encode_to_vec(&plain, rng.encode_options());
+            if round % 10 == 0 {
+                let length = [76, 64][rng.next() as usize % 2];
+                text = text.chunks(length).collect::<Vec<_>>().join(&b"\r\n"[..]);
+            }
+            for _ in 0..(rng.next() % 3) {
+                rng.edit(&mut text, specials);
+            }
+            for opts in DecodeOptions::all() {
+                let want = decode_to_vec(&text, opts).map(|_| ());
+                assert_eq!(
+                    validate(&text, opts, VALIDATION_SCRATCH, usize::MAX),
+                    want,
+                    "round {round} {opts:?}"
+                );
+                let scratch = [6, 9, 30, 300, VALIDATION_SCRATCH][(rng.next() % 5) as usize];
+                let slice = 1 + (rng.next() % 5_000) as usize;
+                assert_eq!(
+                    validate(&text, opts, scratch, slice),
+                    want,
+                    "round {round} scratch {scratch} slice {slice} {opts:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn validation_examples() {
+        let valid = |text: &[u8]| validate(text, DecodeOptions::DEFAULT, 64, usize::MAX).is_ok();
+        assert!(valid(b""));
+        assert!(valid(b"QQ=="));
+        assert!(valid(b" Q Q = = \n"));
+        assert!(!valid(b"QQ"));
+        assert!(!valid(b"QQ="));
+        assert!(!valid(b"Q"));
+        assert!(!valid(b"QQ\x0c=="));
+        assert!(!valid(b"QQ==QQ=="));
+        let long: Vec<u8> = b"QUJD".repeat(20_000);
+        assert!(valid(&long));
+        let mut bad = long.clone();
+        bad[70_000] = b'-';
+        assert!(!valid(&bad));
+    }
+}

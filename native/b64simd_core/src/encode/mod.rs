@@ -1,0 +1,138 @@
+//! Encode: plain (`EncodeJob`) and line-wrapped (`wrap::WrapJob`), each a
+//! job of steps over whole 3-byte groups, so that any slicing writes the
+//! one-shot output byte for byte.
+
+pub mod wrap;
+
+use crate::budget::Work;
+use crate::job::{Cost, Job, Step};
+use crate::options::EncodeOptions;
+use crate::simd::{encode_into, encoded_len};
+
+#[derive(Clone, Debug)]
+pub struct EncodeJob {
+    opts: EncodeOptions,
+    in_pos: usize,
+    out_pos: usize,
+}
+
+impl EncodeJob {
+    pub fn new(opts: EncodeOptions) -> EncodeJob {
+        EncodeJob::resume(opts, 0, 0)
+    }
+
+    /// A job whose first `in_pos` input bytes (whole groups) are already
+    /// encoded into the first `out_pos` bytes of the output.
+    pub fn resume(opts: EncodeOptions, in_pos: usize, out_pos: usize) -> EncodeJob {
+        EncodeJob {
+            opts,
+            in_pos,
+            out_pos,
+        }
+    }
+
+    /// The output buffer an encode of `len` bytes needs: its exact length,
+    /// or `None` if that overflows.
+    pub fn output_len(&self, len: usize) -> Option<usize> {
+        encoded_len(len, self.opts.padding)
+    }
+}
+
+/// How much of the `remaining` input a step of about `max_input` bytes
+/// takes: all of it if it fits, else whole `unit`s, at least one.
+fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize {
+    if remaining <= max_input.max(unit) {
+        remaining
+    } else {
+        (max_input / unit).max(1) * unit
+    }
+}
+
+/// 192 input bytes encode to 256 characters: both multiples of 64 bytes, a
+/// cache line and an AVX-512 register. Steps of whole such groups keep every
+/// step's input and output as aligned as the first step's, which simdutf's
+/// kernels are measurably faster on (`bench/README.md`).
+const ALIGNED_GROUP: usize = 192;
+
+impl Job for EncodeJob {
+    /// Encodes at most `max_input` more bytes (whole 3-byte groups, so no
+    /// step but the last has padding). `output` is the whole output.
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let unit = if max_input >= ALIGNED_GROUP {
+            ALIGNED_GROUP
+        } else {
+            3
+        };
+        let take = step_len(input.len() - self.in_pos, max_input, unit);
+        let piece = &input[self.in_pos..self.in_pos + take];
+        let piece_out_len = encoded_len(take, self.opts.padding)
+            .expect("a piece of the input encodes to no more than the whole output");
+        let target = &mut output[self.out_pos..self.out_pos + piece_out_len];
+        self.out_pos += encode_into(piece, self.opts, target);
+        self.in_pos += take;
+        if self.in_pos == input.len() {
+            Step::Done(self.out_pos)
+        } else {
+            Step::More
+        }
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Encode,
+            weight: 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::Alphabet;
+
+    fn encode_sliced(input: &[u8], opts: EncodeOptions, slice: usize) -> Vec<u8> {
+        let mut job = EncodeJob::new(opts);
+        let mut out = vec![0u8; job.output_len(input.len()).unwrap()];
+        let written = job.run_to_end(input, &mut out, slice);
+        assert_eq!(written, Ok(out.len()));
+        out
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn sliced_encode_equals_one_shot() {
+        let plain: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in [0, 1, 2, 3, 4, 100, 999, 1000] {
+            for padding in [true, false] {
+                let opts = EncodeOptions {
+                    alphabet: Alphabet::UrlSafe,
+                    padding,
+                };
+                let whole = encode_sliced(&plain[..len], opts, usize::MAX);
+                for slice in [1, 2, 3, 4, 7, 48, 191, 192, 200, 500] {
+                    assert_eq!(
+                        encode_sliced(&plain[..len], opts, slice),
+                        whole,
+                        "len {len} slice {slice}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn encode_steps_keep_64_byte_alignment() {
+        let plain = vec![7u8; 10_000];
+        let mut output = vec![0u8; encoded_len(plain.len(), true).unwrap()];
+        let mut job = EncodeJob::new(EncodeOptions::DEFAULT);
+        let mut positions = vec![];
+        while job.step(&plain, &mut output, 1000) == Step::More {
+            positions.push((job.in_pos, job.out_pos));
+        }
+        assert_eq!(positions.len(), 10_000 / 960);
+        for (in_pos, out_pos) in positions {
+            assert_eq!((in_pos % 64, out_pos % 64), (0, 0), "{in_pos} {out_pos}");
+        }
+    }
+}

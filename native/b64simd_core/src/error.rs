@@ -1,0 +1,50 @@
+//! Why Base64 was rejected: the reasons of `b64simd:reason()`, each with
+//! the offset of the byte it is at. Defined by the scalar decoder
+//! (`scalar.rs`); every other path gives the same reason at the same offset.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// An unpadded final quantum while padding is required.
+    MissingPadding,
+    /// A byte outside the alphabet (whitespace too, when rejected).
+    InvalidCharacter(usize),
+    /// `=` where no padding can be, one too many, data after it, or
+    /// padding cut short: the offset of the `=` that shows it.
+    BadPadding(usize),
+    /// A dangling single character at the end.
+    Incomplete(usize),
+    /// Non-zero unused bits in the last character, under `canonical`.
+    NonCanonical(usize),
+}
+
+impl DecodeError {
+    /// The same error with its offset moved `by` bytes on: found in the rest
+    /// of an input after its first `by` bytes.
+    pub fn shifted(self, by: usize) -> DecodeError {
+        match self.offset() {
+            Some(at) => self.with_offset(at + by),
+            None => self,
+        }
+    }
+
+    /// The offset of the byte the error is at, if it is at one.
+    pub fn offset(self) -> Option<usize> {
+        use DecodeError::*;
+        match self {
+            MissingPadding => None,
+            InvalidCharacter(at) | BadPadding(at) | Incomplete(at) | NonCanonical(at) => Some(at),
+        }
+    }
+
+    /// The same error at another offset.
+    pub fn with_offset(self, at: usize) -> DecodeError {
+        use DecodeError::*;
+        match self {
+            MissingPadding => MissingPadding,
+            InvalidCharacter(_) => InvalidCharacter(at),
+            BadPadding(_) => BadPadding(at),
+            Incomplete(_) => Incomplete(at),
+            NonCanonical(_) => NonCanonical(at),
+        }
+    }
+}

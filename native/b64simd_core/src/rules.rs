@@ -1,0 +1,211 @@
+//! OTP's rules where simdutf's differ. simdutf implements WHATWG
+//! forgiving-base64; our contract is OTP 26's `base64`. After simdutf has
+//! accepted some input, these checks reject what OTP rejects beyond it, and
+//! cost nothing unless the input holds whitespace or ends in an unpadded
+//! quantum:
+//!
+//! - simdutf skips `\f` as whitespace; OTP rejects it, and `whitespace =>
+//!   reject` rejects every whitespace byte (`check_skipped_bytes`);
+//! - simdutf's loose mode accepts a missing `=`; OTP 26 requires it by
+//!   default, and `canonical => true` wants the unused bits zero
+//!   (`check_final_quantum`).
+//!
+//! Also here: what each byte is in each alphabet (the tables every
+//! byte-at-a-time reader uses), and the whitespace around a text, which
+//! every decode skips before it starts.
+
+use crate::error::DecodeError;
+use crate::options::{Alphabet, DecodeOptions};
+use crate::simd::encoded_len;
+
+/// Class-table entries at and above `PAD` are not alphabet characters.
+pub const PAD: u8 = 64;
+pub const WHITESPACE: u8 = 65;
+pub const INVALID: u8 = 66;
+
+/// One table per alphabet: the sextet value of each byte, or `PAD`,
+/// `WHITESPACE` or `INVALID`.
+pub const fn class_table(alphabet: Alphabet) -> [u8; 256] {
+    let mut table = [INVALID; 256];
+    let mut i = 0;
+    while i < 26 {
+        table[b'A' as usize + i] = i as u8;
+        table[b'a' as usize + i] = 26 + i as u8;
+        i += 1;
+    }
+    let mut d = 0;
+    while d < 10 {
+        table[b'0' as usize + d] = 52 + d as u8;
+        d += 1;
+    }
+    if !matches!(alphabet, Alphabet::UrlSafe) {
+        table[b'+' as usize] = 62;
+        table[b'/' as usize] = 63;
+    }
+    if !matches!(alphabet, Alphabet::Standard) {
+        table[b'-' as usize] = 62;
+        table[b'_' as usize] = 63;
+    }
+    table[b'=' as usize] = PAD;
+    table[b'\t' as usize] = WHITESPACE;
+    table[b'\n' as usize] = WHITESPACE;
+    table[b'\r' as usize] = WHITESPACE;
+    table[b' ' as usize] = WHITESPACE;
+    table
+}
+
+static STANDARD_CLASSES: [u8; 256] = class_table(Alphabet::Standard);
+static URLSAFE_CLASSES: [u8; 256] = class_table(Alphabet::UrlSafe);
+static ANY_CLASSES: [u8; 256] = class_table(Alphabet::Any);
+
+/// The class table of an alphabet; see `is_sextet_class`.
+pub fn class_table_for(alphabet: Alphabet) -> &'static [u8; 256] {
+    match alphabet {
+        Alphabet::Standard => &STANDARD_CLASSES,
+        Alphabet::UrlSafe => &URLSAFE_CLASSES,
+        Alphabet::Any => &ANY_CLASSES,
+    }
+}
+
+/// Whether a class-table entry is an alphabet character (a sextet value).
+#[inline]
+pub const fn is_sextet_class(class: u8) -> bool {
+    class < PAD
+}
+
+/// The sextet value of a character of either alphabet.
+pub fn sextet(byte: u8) -> Option<u8> {
+    let class = ANY_CLASSES[byte as usize];
+    is_sextet_class(class).then_some(class)
+}
+
+/// The whitespace OTP skips. simdutf also skips `\f`, which OTP rejects.
+#[inline]
+pub fn is_otp_whitespace(byte: u8) -> bool {
+    matches!(byte, b'\t' | b'\n' | b'\r' | b' ')
+}
+
+/// The part of `input` a decode reads when `opts` skips whitespace: without
+/// the whitespace it starts and ends with (a file's final newline, the
+/// `base64` tool's output), which would otherwise send simdutf to its
+/// whitespace path and our `\f` check over the whole input. It decodes to
+/// the same bytes and fails the same way at the same offsets, since those
+/// modes skip these bytes wherever they are and every error is at a byte
+/// that remains.
+pub fn trimmed(input: &[u8], opts: DecodeOptions) -> std::ops::Range<usize> {
+    let whole = 0..input.len();
+    let (Some(&first), Some(&last)) = (input.first(), input.last()) else {
+        return whole;
+    };
+    if opts.reject_whitespace || !(is_otp_whitespace(first) || is_otp_whitespace(last)) {
+        return whole;
+    }
+    let start = input
+        .iter()
+        .position(|&b| !is_otp_whitespace(b))
+        .unwrap_or(input.len());
+    let end = input
+        .iter()
+        .rposition(|&b| !is_otp_whitespace(b))
+        .map_or(start, |i| i + 1);
+    start..end
+}
+
+/// `piece` (at `offset` in the whole input) decoded to `written` bytes under
+/// simdutf, which skips WHATWG whitespace: `\t \n \f \r` and space. OTP
+/// rejects `\f`, and `whitespace => reject` rejects them all.
+pub fn check_skipped_bytes(
+    piece: &[u8],
+    written: usize,
+    opts: DecodeOptions,
+    offset: usize,
+) -> Result<(), DecodeError> {
+    if holds_no_whitespace(piece, written) {
+        return Ok(());
+    }
+    let found = if opts.reject_whitespace {
+        // The first of the five bytes simdutf skips (an error path only).
+        let first_of_three = memchr::memchr3(b'\t', b'\n', b'\r', piece);
+        let first_of_two = memchr::memchr2(b' ', b'\x0c', piece);
+        first_of_three.into_iter().chain(first_of_two).min()
+    } else {
+        memchr::memchr(b'\x0c', piece)
+    };
+    match found {
+        Some(index) => Err(DecodeError::InvalidCharacter(offset + index)),
+        None => Ok(()),
+    }
+}
+
+/// Input exactly as long as the encoding of what it decoded to (with or
+/// without its `=`) holds no whitespace at all, and needs no scan.
+fn holds_no_whitespace(piece: &[u8], written: usize) -> bool {
+    let unpadded_len = encoded_len(written, false).unwrap_or(usize::MAX);
+    let padded_len = encoded_len(written, true).unwrap_or(usize::MAX);
+    piece.len() == unpadded_len
+        || (piece.len() == padded_len && piece[unpadded_len..].iter().all(|&b| b == b'='))
+}
+
+/// The end-of-input rules simdutf's loose mode does not apply, for input
+/// it accepted as decoding to `written` bytes: `=` required when padding
+/// is, and zero unused bits under `canonical => true`.
+pub fn check_final_quantum(
+    input: &[u8],
+    written: usize,
+    opts: DecodeOptions,
+) -> Result<(), DecodeError> {
+    if written.is_multiple_of(3) {
+        return Ok(());
+    }
+    // simdutf validated the structure, so the last non-whitespace byte is
+    // either `=` (complete padding) or the last significant character.
+    let last_byte = input
+        .iter()
+        .rposition(|&b| !is_otp_whitespace(b))
+        .map(|i| input[i]);
+    if opts.padding_required && last_byte != Some(b'=') {
+        return Err(DecodeError::MissingPadding);
+    }
+    if opts.canonical {
+        let last = input
+            .iter()
+            .rposition(|&b| b != b'=' && !is_otp_whitespace(b))
+            .unwrap_or(0);
+        let unused_bits_mask = if written % 3 == 1 { 0xF } else { 0x3 };
+        if sextet(input[last]).unwrap_or(0) & unused_bits_mask != 0 {
+            return Err(DecodeError::NonCanonical(last));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_only_whitespace_it_skips() {
+        let skip = DecodeOptions::DEFAULT;
+        let reject = DecodeOptions {
+            reject_whitespace: true,
+            ..skip
+        };
+        assert_eq!(trimmed(b" \r\n\t", skip), 4..4);
+        assert_eq!(trimmed(b"", skip), 0..0);
+        assert_eq!(trimmed(b"\nQQ==\r\n", skip), 1..5);
+        assert_eq!(trimmed(b"\nQQ==\r\n", reject), 0..7);
+        assert_eq!(trimmed(b"\x0cQQ==\x0c", skip), 0..6, "\\f is no whitespace");
+    }
+
+    #[test]
+    fn every_byte_has_one_class() {
+        for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
+            let table = class_table_for(alphabet);
+            let sextets = table.iter().filter(|&&c| is_sextet_class(c)).count();
+            let expected = if alphabet == Alphabet::Any { 66 } else { 64 };
+            assert_eq!(sextets, expected, "{alphabet:?}");
+            let ws = (0..=255u8).filter(|&b| table[b as usize] == WHITESPACE);
+            assert!(ws.eq([b'\t', b'\n', b'\r', b' ']));
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Every simdutf call, each with its length contract checked where it is
+//! made, and the guard for a known simdutf defect. No other module calls
+//! simdutf: the layers above build OTP's rules on these.
+
+use crate::options::{Alphabet, EncodeOptions};
+use simdutf::{Base64Options, ErrorCode, LastChunkHandlingOptions};
+
+/// Length of the Base64 encoding of `len` bytes, or `None` if it overflows.
+pub fn encoded_len(len: usize, padding: bool) -> Option<usize> {
+    let full = (len / 3).checked_mul(4)?;
+    let tail = match (len % 3, padding) {
+        (0, _) => 0,
+        (_, true) => 4,
+        (1, false) => 2,
+        (_, false) => 3,
+    };
+    full.checked_add(tail)
+}
+
+/// An upper bound on the decoded length of any `len` input bytes: every byte
+/// significant, no padding.
+pub fn maximal_decoded_len(len: usize) -> usize {
+    (len / 4) * 3 + (len % 4).saturating_sub(1)
+}
+
+/// An upper bound on the decoded length of this input: every byte but its
+/// final `=` (at most two) significant. Exact for input without whitespace,
+/// so decode allocates the right size and never shrinks it. simdutf
+/// (whose `maximal_binary_length_from_base64` is this) and the scalar
+/// decoder write at most this much, since `=` never decodes to a byte.
+pub fn decoded_len_bound(input: &[u8]) -> usize {
+    let pads = input
+        .iter()
+        .rev()
+        .take(2)
+        .take_while(|&&b| b == b'=')
+        .count();
+    maximal_decoded_len(input.len() - pads)
+}
+
+fn encode_variant(opts: EncodeOptions) -> Base64Options {
+    match (opts.alphabet, opts.padding) {
+        (Alphabet::UrlSafe, true) => Base64Options::UrlWithPadding,
+        (Alphabet::UrlSafe, false) => Base64Options::Url,
+        (_, true) => Base64Options::Default,
+        (_, false) => Base64Options::DefaultNoPadding,
+    }
+}
+
+fn decode_variant(alphabet: Alphabet) -> Base64Options {
+    match alphabet {
+        Alphabet::Standard => Base64Options::Default,
+        Alphabet::UrlSafe => Base64Options::Url,
+        Alphabet::Any => Base64Options::DefaultOrUrl,
+    }
+}
+
+/// Encodes `input` into `output`, which must be exactly
+/// `encoded_len(input.len(), opts.padding)` bytes long; returns that length.
+pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+    if input.is_empty() {
+        return 0;
+    }
+    let variant = encode_variant(opts);
+    // What simdutf will write, by its own count: the bound of the write below.
+    let length = simdutf::base64_length_from_binary(input.len(), variant);
+    assert_eq!(
+        output.len(),
+        length,
+        "encode output sized by simdutf's length"
+    );
+    // SAFETY: `output` is valid for `length` bytes, exactly what simdutf
+    // writes for this input length and variant (checked just above); the
+    // slices cannot overlap since one is borrowed mutably.
+    unsafe { simdutf::binary_to_base64(input.as_ptr(), input.len(), output.as_mut_ptr(), variant) }
+}
+
+/// Encodes `input` in lines of `line_length` characters (at least 4) with
+/// LF breaks, simdutf's line-wrapping encoder, at the start of `output`;
+/// returns the bytes written. Panics, rather than overflow, if `output` is
+/// shorter than that.
+pub fn encode_lines_into(
+    input: &[u8],
+    opts: EncodeOptions,
+    line_length: usize,
+    output: &mut [u8],
+) -> usize {
+    let variant = encode_variant(opts);
+    // What simdutf will write, by its own count: the bound of the write.
+    let length = simdutf::base64_length_from_binary_with_lines(input.len(), variant, line_length);
+    let target = &mut output[..length];
+    // SAFETY: `target` is valid for `length` bytes, exactly what simdutf
+    // writes for this input length, variant and line length (computed just
+    // above by simdutf itself); input and output are distinct borrows.
+    unsafe {
+        simdutf::binary_to_base64_with_lines(
+            input.as_ptr(),
+            input.len(),
+            target.as_mut_ptr(),
+            line_length,
+            variant,
+        )
+    }
+}
+
+/// simdutf's forgiving decode of all of `input` into `output` (loose: no
+/// padding required). Panics unless `output` holds `decoded_len_bound(input)`
+/// bytes, the most simdutf writes. On success `count` is the bytes written.
+pub fn decode_loose(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> simdutf::Result {
+    assert!(output.len() >= decoded_len_bound(input));
+    // SAFETY: `output` is long enough (checked above); input and output are
+    // distinct borrows.
+    let result = unsafe {
+        simdutf::base64_to_binary(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr(),
+            decode_variant(alphabet),
+            LastChunkHandlingOptions::Loose,
+        )
+    };
+    guard_bracket(input, alphabet, result, input.len())
+}
+
+/// What one bounded simdutf decode did: input bytes consumed, bytes written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub consumed: usize,
+    pub written: usize,
+}
+
+/// simdutf's decode of `input` into at most `output.len()` bytes (its
+/// `base64_to_binary_safe`): its result (on success or a full buffer,
+/// `count` is the input consumed) and the bytes written.
+pub fn decode_bounded(
+    input: &[u8],
+    output: &mut [u8],
+    alphabet: Alphabet,
+    last_chunk: LastChunkHandlingOptions,
+) -> (simdutf::Result, usize) {
+    let mut written = output.len();
+    // SAFETY: both slices are valid and distinct, and simdutf writes at most
+    // `written` (= output.len()) bytes.
+    let result = unsafe {
+        simdutf::base64_to_binary_safe(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr(),
+            &mut written,
+            decode_variant(alphabet),
+            last_chunk,
+            false,
+        )
+    };
+    (
+        guard_bracket(input, alphabet, result, result.count),
+        written,
+    )
+}
+
+/// Whether `piece` is nothing but alphabet characters in whole quanta: then
+/// simdutf's loose decode of it succeeds and writes exactly 3 bytes per 4
+/// (whitespace, `=` or a partial quantum would make it write fewer). It
+/// decodes into `output`, and costs less per call than `decode_bounded`.
+pub fn decodes_whole(piece: &[u8], alphabet: Alphabet, output: &mut [u8]) -> bool {
+    // 3 bytes per 4 characters is at least decoded_len_bound(piece).
+    if !piece.len().is_multiple_of(4) || output.len() < piece.len() / 4 * 3 {
+        return false;
+    }
+    let result = decode_loose(piece, alphabet, output);
+    result.error == ErrorCode::Success && result.count == piece.len() / 4 * 3
+}
+
+/// simdutf 7.7.1's arm64 kernel (crate simdutf 0.7.0) takes `[` (0x5B) for
+/// a character of its "default or url" alphabet, our `mode => any`, inside
+/// whole 64-character blocks; every x86 kernel and the scalar rules reject
+/// it. Minimal reproduction, `base64_to_binary(.., DefaultOrUrl, Loose)`:
+///
+///   input:    `[` then 63 `A` (64 bytes)
+///   expected: INVALID_BASE64_CHARACTER, count 0 (every x86 kernel)
+///   actual:   SUCCESS, count 48 (aarch64)
+///
+/// `tests::simdutf_arm64_takes_bracket_in_any_alphabet` fails on the day a
+/// simdutf update no longer does this: then remove this guard.
+const SIMDUTF_ANY_TAKES_BRACKET: bool = cfg!(target_arch = "aarch64");
+
+/// `result` of a simdutf decode that read `input[..read]`, with the arm64
+/// defect above undone: a success of `mode => any` over a `[` becomes the
+/// error simdutf should have reported, at the first `[`, so that callers
+/// take their exact path. Other modes, and every x86 build, pass through
+/// untouched: the scan is a second pass over the input, paid only by
+/// `mode => any` on aarch64.
+fn guard_bracket(
+    input: &[u8],
+    alphabet: Alphabet,
+    result: simdutf::Result,
+    read: usize,
+) -> simdutf::Result {
+    let succeeded = matches!(
+        result.error,
+        ErrorCode::Success | ErrorCode::OutputBufferTooSmall
+    );
+    if !(SIMDUTF_ANY_TAKES_BRACKET && alphabet == Alphabet::Any && succeeded) {
+        return result;
+    }
+    match memchr::memchr(b'[', &input[..read.min(input.len())]) {
+        Some(at) => simdutf::Result {
+            error: ErrorCode::InvalidBase64Character,
+            count: at,
+        },
+        None => result,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::encode_to_vec;
+
+    #[test]
+    fn lengths_never_overflow() {
+        assert_eq!(encoded_len(0, true), Some(0));
+        assert_eq!(encoded_len(1, true), Some(4));
+        assert_eq!(encoded_len(1, false), Some(2));
+        assert_eq!(encoded_len(2, false), Some(3));
+        assert_eq!(encoded_len(usize::MAX, true), None);
+        assert_eq!(
+            encoded_len(usize::MAX / 4 * 3, true),
+            Some(usize::MAX / 4 * 4)
+        );
+        // 4 GiB and beyond: no 32-bit truncation anywhere.
+        assert_eq!(encoded_len(3 << 32, true), Some(4 << 32));
+        assert_eq!(maximal_decoded_len(4 << 32), 3 << 32);
+        assert_eq!(maximal_decoded_len(usize::MAX), usize::MAX / 4 * 3 + 2);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn decoded_len_bound_is_exact_without_whitespace() {
+        for len in 0..200 {
+            let plain = vec![0xA5u8; len];
+            for padding in [true, false] {
+                let opts = EncodeOptions {
+                    alphabet: Alphabet::Standard,
+                    padding,
+                };
+                let encoded = encode_to_vec(&plain, opts);
+                assert_eq!(decoded_len_bound(&encoded), len, "{len} {padding}");
+            }
+        }
+        assert_eq!(decoded_len_bound(b"===="), 1, "at most two '=' count");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn rfc4648_section10_encodings() {
+        let vectors: [(&[u8], &[u8]); 7] = [
+            (b"", b""),
+            (b"f", b"Zg=="),
+            (b"fo", b"Zm8="),
+            (b"foo", b"Zm9v"),
+            (b"foob", b"Zm9vYg=="),
+            (b"fooba", b"Zm9vYmE="),
+            (b"foobar", b"Zm9vYmFy"),
+        ];
+        for (plain, encoded) in vectors {
+            assert_eq!(encode_to_vec(plain, EncodeOptions::DEFAULT), encoded);
+        }
+    }
+
+    /// The simdutf defect `guard_bracket` works around, called raw: `[`
+    /// then 63 `A` under `DefaultOrUrl`. Fails when a simdutf update fixes
+    /// arm64 (remove the guard then) or breaks x86 the same way.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn simdutf_arm64_takes_bracket_in_any_alphabet() {
+        let mut input = [b'A'; 64];
+        input[0] = b'[';
+        let mut output = [0u8; 48];
+        // SAFETY: `output` holds the 48 bytes 64 characters decode to at
+        // most (maximal_decoded_len(64)); the arrays are distinct locals.
+        let raw = unsafe {
+            simdutf::base64_to_binary(
+                input.as_ptr(),
+                input.len(),
+                output.as_mut_ptr(),
+                Base64Options::DefaultOrUrl,
+                LastChunkHandlingOptions::Loose,
+            )
+        };
+        let taken = raw.error == ErrorCode::Success;
+        assert_eq!(
+            taken,
+            SIMDUTF_ANY_TAKES_BRACKET,
+            "simdutf now {} `[` in DefaultOrUrl on this architecture: \
+             update SIMDUTF_ANY_TAKES_BRACKET and its guard",
+            if taken { "takes" } else { "rejects" }
+        );
+        let guarded = guard_bracket(&input, Alphabet::Any, raw, input.len());
+        assert_eq!(
+            (guarded.error, guarded.count),
+            (ErrorCode::InvalidBase64Character, 0)
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! A decoding stream's state between two pieces, as the bytes Erlang holds
+//! and passes back without reading them: the stream's options, the stream
+//! offset of the next piece, the bytes not decoded yet (the characters of a
+//! partial or padded quantum, with the whitespace and `=` among and after
+//! them) and the stream offset of each. So every error a stream raises has
+//! its offset in the whole stream, computed here.
+//!
+//! The layout: options flags, next piece's offset, the carried bytes, then
+//! each one's offset; numbers are 8 bytes, little-endian.
+
+use crate::error::DecodeError;
+use crate::options::{DecodeOptions, Kind};
+
+const NUMBER: usize = 8;
+const HEADER: usize = 2 * NUMBER;
+
+/// The most bytes a stream carries from one piece to the next: a partial
+/// quantum's characters with the whitespace and `=` among them. A piece
+/// that would leave more (one ending in a long run of whitespace) is
+/// decoded joined to the carry, which keeps only characters and `=`.
+pub const MAX_CARRY: usize = 64;
+
+/// A stream's state.
+#[derive(Clone, Copy, Debug)]
+pub struct Carry {
+    flags: u64,
+    opts: DecodeOptions,
+    /// Stream offset of the next piece's first byte.
+    position: usize,
+    len: usize,
+    bytes: [u8; MAX_CARRY],
+    /// Stream offset of each of `bytes`.
+    offsets: [usize; MAX_CARRY],
+}
+
+impl Carry {
+    /// A new stream's state: its options and nothing carried; `None` for
+    /// flags that are not a decode's.
+    pub fn new(flags: u64) -> Option<Carry> {
+        Some(Carry {
+            flags,
+            opts: DecodeOptions::from_flags(flags, Kind::Decode)?,
+            position: 0,
+            len: 0,
+            bytes: [0; MAX_CARRY],
+            offsets: [0; MAX_CARRY],
+        })
+    }
+
+    /// The state a binary holds; `None` for one `write_after` did not write.
+    pub fn from_binary(state: &[u8]) -> Option<Carry> {
+        let (header, rest) = state.split_at_checked(HEADER)?;
+        let (flags, position) = header.split_at(NUMBER);
+        let len = rest.len() / (1 + NUMBER);
+        if rest.len() != len * (1 + NUMBER) || len > MAX_CARRY {
+            return None;
+        }
+        let mut carry = Carry::new(u64::from_le_bytes(flags.try_into().ok()?))?;
+        carry.position = number(position)?;
+        carry.len = len;
+        let (bytes, offsets) = rest.split_at(len);
+        carry.bytes[..len].copy_from_slice(bytes);
+        for (slot, offset) in carry.offsets.iter_mut().zip(offsets.chunks_exact(NUMBER)) {
+            *slot = number(offset)?;
+        }
+        Some(carry)
+    }
+
+    /// The stream's own options.
+    pub fn options(&self) -> DecodeOptions {
+        self.opts
+    }
+
+    /// The bytes carried.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// The stream offset of byte `at` of the carry followed by a piece.
+    fn stream_offset(&self, at: usize) -> usize {
+        match at.checked_sub(self.len) {
+            None => self.offsets[at],
+            Some(in_piece) => self.position + in_piece,
+        }
+    }
+
+    /// `error`, found at an offset into the carry followed by a piece, at
+    /// its stream offset.
+    pub fn in_stream(&self, error: DecodeError) -> DecodeError {
+        match error.offset() {
+            Some(at) => error.with_offset(self.stream_offset(at)),
+            None => error,
+        }
+    }
+
+    /// The size of the state that carries `kept` bytes.
+    pub fn binary_len(kept: usize) -> usize {
+        HEADER + kept * (1 + NUMBER)
+    }
+
+    /// Writes the state after `piece` into `out` (`binary_len` of the
+    /// count of `kept`, at most `MAX_CARRY`): the bytes at `kept`, offsets
+    /// into the carry followed by the piece, in order, are carried on.
+    pub fn write_after(
+        &self,
+        piece: &[u8],
+        kept: impl ExactSizeIterator<Item = usize> + Clone,
+        out: &mut [u8],
+    ) {
+        let (header, rest) = out.split_at_mut(HEADER);
+        let (flags, position) = header.split_at_mut(NUMBER);
+        let (bytes, offsets) = rest.split_at_mut(kept.len());
+        flags.copy_from_slice(&self.flags.to_le_bytes());
+        position.copy_from_slice(&((self.position + piece.len()) as u64).to_le_bytes());
+        for (slot, at) in bytes.iter_mut().zip(kept.clone()) {
+            *slot = match self.bytes().get(at) {
+                Some(&byte) => byte,
+                None => piece[at - self.len],
+            };
+        }
+        for (slot, at) in offsets.chunks_exact_mut(NUMBER).zip(kept) {
+            slot.copy_from_slice(&(self.stream_offset(at) as u64).to_le_bytes());
+        }
+    }
+}
+
+fn number(bytes: &[u8]) -> Option<usize> {
+    usize::try_from(u64::from_le_bytes(bytes.try_into().ok()?)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::DEFAULT_FLAGS;
+
+    fn after(state: &[u8], piece: &[u8], kept: &[usize]) -> Vec<u8> {
+        let carry = match state {
+            [] => Carry::new(DEFAULT_FLAGS).unwrap(),
+            _ => Carry::from_binary(state).unwrap(),
+        };
+        let mut out = vec![0; Carry::binary_len(kept.len())];
+        carry.write_after(piece, kept.iter().copied(), &mut out);
+        out
+    }
+
+    #[test]
+    fn offsets_follow_the_bytes_across_pieces() {
+        // "QU" of the first piece is left over at offsets 4 and 5.
+        let first = after(b"", b"QUJDQU", &[4, 5]);
+        let carry = Carry::from_binary(&first).unwrap();
+        assert_eq!(carry.bytes(), b"QU");
+        assert_eq!(carry.options(), DecodeOptions::DEFAULT);
+        assert_eq!((carry.stream_offset(0), carry.stream_offset(1)), (4, 5));
+        // The next piece starts at stream offset 6.
+        assert_eq!(carry.stream_offset(2), 6);
+        let second = after(&first, b"J\n=", &[0, 1, 2, 4]);
+        let carry = Carry::from_binary(&second).unwrap();
+        assert_eq!(carry.bytes(), b"QUJ=");
+        let offsets: Vec<usize> = (0..4).map(|at| carry.stream_offset(at)).collect();
+        assert_eq!(offsets, vec![4, 5, 6, 8]);
+        assert_eq!(carry.position, 9);
+        assert_eq!(
+            carry.in_stream(DecodeError::BadPadding(3)),
+            DecodeError::BadPadding(8)
+        );
+        assert_eq!(
+            carry.in_stream(DecodeError::MissingPadding),
+            DecodeError::MissingPadding
+        );
+    }
+
+    #[test]
+    fn reads_only_what_it_wrote() {
+        let state = after(&after(b"", &[b'x'; 300], &[297, 298, 299]), b"ab", &[1, 3]);
+        let carry = Carry::from_binary(&state).unwrap();
+        assert_eq!((carry.bytes(), carry.position), (&b"xa"[..], 302));
+        assert_eq!((carry.stream_offset(0), carry.stream_offset(1)), (298, 300));
+        assert!(Carry::from_binary(&state[..state.len() - 1]).is_none());
+        assert!(Carry::from_binary(b"1234567").is_none());
+        assert!(
+            Carry::from_binary(&[0; HEADER + 65 * 9]).is_none(),
+            "too long"
+        );
+        assert!(Carry::from_binary(b"").is_none());
+        let mut foreign = state.clone();
+        foreign[0] = 3; // mode 3 is no mode
+        assert!(Carry::from_binary(&foreign).is_none());
+        assert!(Carry::new(1 << 40).is_none());
+    }
+}

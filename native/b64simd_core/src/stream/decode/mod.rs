@@ -1,0 +1,319 @@
+//! A decoding stream: pieces of Base64 in, the data of every whole quantum
+//! so far out, so that any chunking gives the one-shot result, and every
+//! error is the whole stream's first, at its offset in the stream.
+//!
+//! A piece is decoded in place (`in_place`: the carry and the piece's first
+//! bytes from a small buffer, the rest of the piece where it lies) and, if
+//! that meets anything unusual, joined to the carry (`joined`), the exact
+//! way, which finds the error. Both decode with padding optional and
+//! canonical off: the end-of-input rules are for the stream's end
+//! (`DecodeEnd`), which decodes what is carried under the stream's own
+//! options.
+
+mod carry;
+mod in_place;
+mod joined;
+
+pub use carry::Carry;
+
+use crate::budget::{self, Work};
+use crate::decode::DecodeJob;
+use crate::job::{Cost, Job, Step};
+use crate::options::DecodeOptions;
+use crate::simd::maximal_decoded_len;
+use in_place::{InPlaceJob, Start};
+use joined::JoinedJob;
+use std::ops::Range;
+
+/// The decode of one piece: `Done(n)` is the data of the whole quanta so
+/// far, and `next_state` then writes the stream's next state.
+#[derive(Clone, Debug)]
+pub struct DecodePiece {
+    carry: Carry,
+    piece_len: usize,
+    phase: Phase,
+    weight: usize,
+    /// Once failed: the byte at the error.
+    error_byte: Option<u8>,
+}
+
+#[derive(Clone, Debug)]
+enum Phase {
+    Begin,
+    InPlace(InPlaceJob),
+    Joined(Box<JoinedJob>),
+    /// Done: the bytes of the carry followed by the piece to carry on.
+    Kept(Kept),
+}
+
+#[derive(Clone, Debug)]
+enum Kept {
+    Range(Range<usize>),
+    List(Vec<usize>),
+}
+
+impl DecodePiece {
+    /// The decode of `piece` after `carry`, and its output buffer's length.
+    pub fn new(carry: &Carry, piece: &[u8]) -> (DecodePiece, usize) {
+        let job = DecodePiece {
+            carry: *carry,
+            piece_len: piece.len(),
+            phase: Phase::Begin,
+            weight: 1,
+            error_byte: None,
+        };
+        let output_len = maximal_decoded_len(carry.bytes().len().saturating_add(piece.len()));
+        (job, output_len)
+    }
+
+    /// Once failed: the byte at the error, for its message.
+    pub fn error_byte(&self) -> Option<u8> {
+        self.error_byte
+    }
+
+    /// Once done: the size of the stream's next state.
+    pub fn next_state_len(&self) -> usize {
+        Carry::binary_len(match &self.phase {
+            Phase::Kept(Kept::Range(range)) => range.len(),
+            Phase::Kept(Kept::List(list)) => list.len(),
+            _ => 0,
+        })
+    }
+
+    /// Once done: writes the stream's next state into `out`
+    /// (`next_state_len()` bytes); `piece` is the piece it decoded.
+    pub fn write_next_state(&self, piece: &[u8], out: &mut [u8]) {
+        match &self.phase {
+            Phase::Kept(Kept::Range(range)) => self.carry.write_after(piece, range.clone(), out),
+            Phase::Kept(Kept::List(list)) => {
+                self.carry.write_after(piece, list.iter().copied(), out)
+            }
+            _ => self.carry.write_after(piece, 0..0, out),
+        }
+    }
+
+    /// The piece's options: the stream's, with the end-of-input rules off.
+    fn piece_options(&self) -> DecodeOptions {
+        DecodeOptions {
+            padding_required: false,
+            canonical: false,
+            ..self.carry.options()
+        }
+    }
+
+    /// The in-place decode is done: the first `consumed` bytes of the carry
+    /// and the piece decoded to `written`. What follows is carried, unless
+    /// it is too long to.
+    fn in_place_done(&mut self, piece: &[u8], written: usize, consumed: usize) -> Step {
+        if written != consumed / 4 * 3 {
+            self.weight = budget::whitespace_factor();
+        }
+        let carry_len = self.carry.bytes().len();
+        match in_place::left_over(carry_len, self.piece_len, consumed) {
+            Some(kept) => {
+                self.phase = Phase::Kept(Kept::Range(kept));
+                Step::Done(written)
+            }
+            None => self.join(piece),
+        }
+    }
+
+    fn join(&mut self, piece: &[u8]) -> Step {
+        let opts = self.carry.options();
+        self.phase = Phase::Joined(Box::new(JoinedJob::new(self.carry.bytes(), piece, opts)));
+        Step::More
+    }
+}
+
+impl Job for DecodePiece {
+    fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        match &mut self.phase {
+            Phase::Begin => {
+                let opts = self.piece_options();
+                let carry = self.carry.bytes();
+                match in_place::start(carry, piece, opts, output, max_input) {
+                    None => self.join(piece),
+                    Some(Start::Finished(window)) => {
+                        self.in_place_done(piece, window.written, window.consumed)
+                    }
+                    Some(Start::Job(job)) => {
+                        self.phase = Phase::InPlace(job);
+                        Step::More
+                    }
+                }
+            }
+            Phase::InPlace(job) => match job.step(piece, output, max_input) {
+                Step::More => Step::More,
+                Step::Done(written) => {
+                    let consumed = job.consumed();
+                    self.in_place_done(piece, written, consumed)
+                }
+                Step::Failed(_) => self.join(piece),
+            },
+            Phase::Joined(job) => match job.step(output, max_input) {
+                Step::Done(written) => {
+                    let kept = job.kept().to_vec();
+                    self.phase = Phase::Kept(Kept::List(kept));
+                    Step::Done(written)
+                }
+                Step::Failed(error) => {
+                    self.error_byte = error.offset().and_then(|at| job.byte(at));
+                    Step::Failed(self.carry.in_stream(error))
+                }
+                Step::More => Step::More,
+            },
+            Phase::Kept(_) => Step::More,
+        }
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Decode,
+            weight: self.weight,
+        }
+    }
+}
+
+/// The end of a decoding stream: what is carried, decoded under the
+/// stream's own options, or the error at its stream offset.
+#[derive(Clone, Debug)]
+pub struct DecodeEnd {
+    carry: Carry,
+    decode: DecodeJob,
+    error_byte: Option<u8>,
+}
+
+impl DecodeEnd {
+    /// The end of a stream in this state, and its output buffer's length.
+    pub fn new(carry: &Carry) -> (DecodeEnd, usize) {
+        let decode = DecodeJob::new(carry.bytes(), carry.options());
+        let output_len = decode.output_len();
+        (
+            DecodeEnd {
+                carry: *carry,
+                decode,
+                error_byte: None,
+            },
+            output_len,
+        )
+    }
+
+    /// Once failed: the byte at the error, for its message.
+    pub fn error_byte(&self) -> Option<u8> {
+        self.error_byte
+    }
+}
+
+impl Job for DecodeEnd {
+    /// Reads what is carried: `input` is not read (the stream has ended).
+    fn step(&mut self, _input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let carried = self.carry.bytes();
+        match self.decode.step(carried, output, max_input) {
+            Step::Failed(error) => {
+                self.error_byte = error.offset().and_then(|at| carried.get(at).copied());
+                Step::Failed(self.carry.in_stream(error))
+            }
+            step => step,
+        }
+    }
+
+    fn cost(&self) -> Cost {
+        self.decode.cost()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::DecodeError;
+    use crate::test_support::{decode_to_vec, encode_to_vec, Rng};
+
+    /// A stream through its state bytes, as Erlang holds it: the data, or
+    /// the first error.
+    fn stream(
+        input: &[u8],
+        flags: u64,
+        cuts: &[usize],
+        slice: usize,
+    ) -> Result<Vec<u8>, DecodeError> {
+        let mut carry = Carry::new(flags).unwrap();
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &cut in cuts.iter().chain([input.len()].iter()) {
+            let piece = &input[at..cut.max(at)];
+            at = cut.max(at);
+            let (mut job, len) = DecodePiece::new(&carry, piece);
+            let mut data = vec![0u8; len];
+            let written = job.run_to_end(piece, &mut data, slice)?;
+            out.extend_from_slice(&data[..written]);
+            let mut state = vec![0u8; job.next_state_len()];
+            job.write_next_state(piece, &mut state);
+            carry = Carry::from_binary(&state).unwrap();
+        }
+        let (mut end, len) = DecodeEnd::new(&carry);
+        let mut data = vec![0u8; len];
+        let written = end.run_to_end(&[], &mut data, slice)?;
+        out.extend_from_slice(&data[..written]);
+        Ok(out)
+    }
+
+    /// Encodings with edits, cut anywhere, under every option set: the
+    /// stream gives what one-shot decode gives, error offsets included.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn any_chunking_gives_the_one_shot_result() {
+        let seed = 0x5EED_0017;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c-_+/!A";
+        let option_sets = DecodeOptions::all();
+        for round in 0..4_000 {
+            let len = rng.next() as usize % 2_000;
+            let plain = rng.bytes(len);
+            let mut text = encode_to_vec(&plain, rng.encode_options());
+            if rng.next().is_multiple_of(2) {
+                let (length, line_break): (usize, &[u8]) =
+                    [(76, &b"\r\n"[..]), (64, b"\n"), (10, b" ")][rng.next() as usize % 3];
+                text = text.chunks(length).collect::<Vec<_>>().join(line_break);
+            }
+            for _ in 0..rng.next() % 3 {
+                rng.edit(&mut text, specials);
+            }
+            let mut cuts: Vec<usize> = (0..rng.next() % 6)
+                .map(|_| rng.next() as usize % (text.len() + 1))
+                .collect();
+            cuts.sort_unstable();
+            let index = rng.next() as usize % option_sets.len();
+            let opts = option_sets[index];
+            let slice = [1, 5, 100, usize::MAX][rng.next() as usize % 4];
+            assert_eq!(
+                stream(&text, opts.to_flags(), &cuts, slice),
+                decode_to_vec(&text, opts),
+                "round {round} {opts:?} {cuts:?} slice {slice} {:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn errors_are_at_their_stream_offsets() {
+        let strict = DecodeOptions::DEFAULT.to_flags();
+        assert_eq!(
+            stream(b"QUJDQUJD!", strict, &[2, 5], usize::MAX),
+            Err(DecodeError::InvalidCharacter(8))
+        );
+        assert_eq!(
+            stream(b"QU\nJ=\n=", strict, &[1, 4, 6], usize::MAX),
+            Err(DecodeError::BadPadding(6))
+        );
+        assert_eq!(
+            stream(b"QUJDQ", strict, &[3], 1),
+            Err(DecodeError::Incomplete(4))
+        );
+        assert_eq!(
+            stream(b"QUJDQQ", strict, &[4], usize::MAX),
+            Err(DecodeError::MissingPadding)
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! An encoding stream: pieces in, the Base64 of every whole 3-byte group
+//! so far out, so that any chunking gives the one-shot output, line
+//! wrapping included. Between pieces the state keeps the stream's options,
+//! the column the last line ended at, and the input bytes of an incomplete
+//! group (fewer than 3).
+//!
+//! The state as Erlang holds it: the options' flags, the column (both 8
+//! bytes, little-endian), then the carried bytes.
+
+use crate::encode::wrap::{wrapped_len_after, WrapJob};
+use crate::encode::EncodeJob;
+use crate::job::{Cost, Job, Step};
+use crate::options::{EncodeOptions, Lines};
+use crate::simd::{encode_into, encoded_len};
+
+const NUMBER: usize = 8;
+const HEADER: usize = 2 * NUMBER;
+/// The longest state: two bytes carried.
+pub const MAX_STATE_LEN: usize = HEADER + 2;
+
+/// An encoding stream between two pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncodeStream {
+    flags: u64,
+    opts: EncodeOptions,
+    lines: Option<Lines>,
+    /// With wrapping: the characters on the last line written so far.
+    column: usize,
+    carry: [u8; 2],
+    carry_len: usize,
+}
+
+impl EncodeStream {
+    /// A new stream with these options; `None` for flags that are not an
+    /// encode's.
+    pub fn new(flags: u64) -> Option<EncodeStream> {
+        let (opts, lines) = EncodeOptions::from_flags(flags)?;
+        Some(EncodeStream {
+            flags,
+            opts,
+            lines,
+            column: 0,
+            carry: [0; 2],
+            carry_len: 0,
+        })
+    }
+
+    /// The stream a state holds; `None` for bytes `write_state` did not write.
+    pub fn from_state(state: &[u8]) -> Option<EncodeStream> {
+        let (header, carry) = state.split_at_checked(HEADER)?;
+        let (flags, column) = header.split_at(NUMBER);
+        let mut stream = EncodeStream::new(u64::from_le_bytes(flags.try_into().ok()?))?;
+        stream.column = usize::try_from(u64::from_le_bytes(column.try_into().ok()?)).ok()?;
+        let line_length = stream.lines.map_or(0, |lines| lines.length);
+        if carry.len() > 2 || stream.column > line_length {
+            return None;
+        }
+        stream.carry[..carry.len()].copy_from_slice(carry);
+        stream.carry_len = carry.len();
+        Some(stream)
+    }
+
+    pub fn state_len(&self) -> usize {
+        HEADER + self.carry_len
+    }
+
+    /// Writes the state into `out`, `state_len()` bytes.
+    pub fn write_state(&self, out: &mut [u8]) {
+        out[..NUMBER].copy_from_slice(&self.flags.to_le_bytes());
+        out[NUMBER..HEADER].copy_from_slice(&(self.column as u64).to_le_bytes());
+        out[HEADER..].copy_from_slice(&self.carry[..self.carry_len]);
+    }
+
+    /// The job that encodes the whole groups of the carry and `piece`, and
+    /// the length of its output; `None` if that overflows.
+    pub fn piece(&self, piece: &[u8]) -> Option<(EncodePiece, usize)> {
+        let total = self.carry_len.checked_add(piece.len())?;
+        let whole = total / 3 * 3;
+        let taken = whole.saturating_sub(self.carry_len);
+        let mut next = *self;
+        let rest = if whole == 0 { piece } else { &piece[taken..] };
+        let kept = if whole == 0 { self.carried() } else { &[] };
+        next.carry_len = kept.len() + rest.len();
+        next.carry[..kept.len()].copy_from_slice(kept);
+        next.carry[kept.len()..next.carry_len].copy_from_slice(rest);
+        if let Some(lines) = self.lines.filter(|_| whole > 0) {
+            // A break comes before each character that finds the line full.
+            next.column = (self.column + whole / 3 * 4 - 1) % lines.length + 1;
+        }
+        let job = self.job(whole, taken, Some(next));
+        Some((job, self.output_len(whole)?))
+    }
+
+    /// The job that ends the stream: the carry encoded, padded as the
+    /// options say, and the length of its output.
+    pub fn end(&self) -> Option<(EncodePiece, usize)> {
+        Some((
+            self.job(self.carry_len, 0, None),
+            self.output_len(self.carry_len)?,
+        ))
+    }
+
+    fn carried(&self) -> &[u8] {
+        &self.carry[..self.carry_len]
+    }
+
+    /// The output of `len` more input bytes (the carry's included).
+    fn output_len(&self, len: usize) -> Option<usize> {
+        match self.lines {
+            None => encoded_len(len, self.opts.padding),
+            Some(lines) => wrapped_len_after(len, self.opts.padding, lines, self.column),
+        }
+    }
+
+    /// A job over the carry and the first `data_len` bytes of the piece,
+    /// `len` bytes in all.
+    fn job(&self, len: usize, data_len: usize, next: Option<EncodeStream>) -> EncodePiece {
+        EncodePiece {
+            stream: *self,
+            next,
+            data_len,
+            empty: len == 0,
+            inner: None,
+        }
+    }
+}
+
+/// The encode of a stream's piece: the group the carry shares with the
+/// piece's first bytes, encoded from a small buffer, then the rest of the
+/// piece in place, plain or wrapped after the stream's last line.
+#[derive(Clone, Debug)]
+pub struct EncodePiece {
+    stream: EncodeStream,
+    /// The stream after the piece; `None` at its end.
+    next: Option<EncodeStream>,
+    /// Bytes of the piece it encodes.
+    data_len: usize,
+    empty: bool,
+    /// Once the shared group is encoded: the job over the rest.
+    inner: Option<Inner>,
+}
+
+#[derive(Clone, Debug)]
+enum Inner {
+    Plain(EncodeJob),
+    Wrapped(WrapJob),
+}
+
+impl EncodePiece {
+    /// The stream after this piece, `None` if it is the stream's end.
+    pub fn next(&self) -> Option<&EncodeStream> {
+        self.next.as_ref()
+    }
+
+    /// The shared group, encoded into `output`; the job then reads the
+    /// piece from after the bytes the group took.
+    fn start(&mut self, piece: &[u8], output: &mut [u8]) {
+        let stream = &self.stream;
+        let carried = stream.carried();
+        let taken = (3 - carried.len()).min(self.data_len) * usize::from(!carried.is_empty());
+        let mut group = [0u8; 3];
+        group[..carried.len()].copy_from_slice(carried);
+        group[carried.len()..carried.len() + taken].copy_from_slice(&piece[..taken]);
+        let group = &group[..carried.len() + taken];
+        self.inner = Some(match stream.lines {
+            None => {
+                let written = encoded_len(group.len(), stream.opts.padding).unwrap_or(0);
+                encode_into(group, stream.opts, &mut output[..written]);
+                Inner::Plain(EncodeJob::resume(stream.opts, taken, written))
+            }
+            Some(lines) if group.is_empty() => {
+                Inner::Wrapped(WrapJob::after(stream.opts, lines, stream.column))
+            }
+            Some(lines) => Inner::Wrapped(WrapJob::after_group(
+                stream.opts,
+                lines,
+                stream.column,
+                group,
+                taken,
+                output,
+            )),
+        });
+    }
+}
+
+impl Job for EncodePiece {
+    /// `piece` is the stream's piece (none at its end).
+    fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        if self.empty {
+            return Step::Done(0);
+        }
+        if self.inner.is_none() {
+            self.start(piece, output);
+        }
+        let data = &piece[..self.data_len];
+        match &mut self.inner {
+            Some(Inner::Plain(job)) => job.step(data, output, max_input),
+            Some(Inner::Wrapped(job)) => job.step(data, output, max_input),
+            None => Step::More,
+        }
+    }
+
+    fn cost(&self) -> Cost {
+        match self.stream.lines {
+            None => EncodeJob::new(self.stream.opts).cost(),
+            Some(lines) => WrapJob::new(self.stream.opts, lines).cost(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::LineBreak;
+    use crate::test_support::{encode_to_vec, wrapped_to_vec, Rng};
+
+    fn run(job: &mut EncodePiece, piece: &[u8], len: usize, slice: usize) -> Vec<u8> {
+        let mut out = vec![0u8; len];
+        assert_eq!(job.run_to_end(piece, &mut out, slice), Ok(len));
+        out
+    }
+
+    /// A stream through its state bytes, as Erlang holds it.
+    fn stream(input: &[u8], flags: u64, cuts: &[usize], slice: usize) -> Vec<u8> {
+        let first = EncodeStream::new(flags).unwrap();
+        let mut state = vec![0u8; first.state_len()];
+        first.write_state(&mut state);
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &cut in cuts.iter().chain([input.len()].iter()) {
+            let piece = &input[at..cut.max(at)];
+            at = cut.max(at);
+            let s = EncodeStream::from_state(&state).unwrap();
+            let (mut job, len) = s.piece(piece).unwrap();
+            out.extend(run(&mut job, piece, len, slice));
+            let next = job.next().unwrap();
+            state = vec![0u8; next.state_len()];
+            next.write_state(&mut state);
+        }
+        let (mut job, len) = EncodeStream::from_state(&state).unwrap().end().unwrap();
+        out.extend(run(&mut job, &[], len, slice));
+        out
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn any_chunking_gives_the_one_shot_output() {
+        let seed = 0x5EED_0016;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        for round in 0..3_000 {
+            let length = [0, 1, 2, 3, 4, 5, 7, 63, 64, 76, 77, 1000][rng.next() as usize % 12];
+            let line_break = [LineBreak::CrLf, LineBreak::Lf][rng.next() as usize % 2];
+            let opts = rng.encode_options();
+            let lines = (length > 0).then_some(Lines { length, line_break });
+            let flags = opts.to_flags(lines);
+            let len = rng.next() as usize % 3_000;
+            let input = rng.bytes(len);
+            let mut cuts: Vec<usize> = (0..rng.next() % 8)
+                .map(|_| rng.next() as usize % (input.len() + 1))
+                .collect();
+            cuts.sort_unstable();
+            let slice = [1, 7, 100, usize::MAX][rng.next() as usize % 4];
+            let want = match lines {
+                None => encode_to_vec(&input, opts),
+                Some(lines) => wrapped_to_vec(&input, opts, lines),
+            };
+            assert_eq!(
+                stream(&input, flags, &cuts, slice),
+                want,
+                "round {round} {length} {line_break:?} {opts:?} {cuts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn reads_only_states_it_wrote() {
+        assert!(EncodeStream::from_state(b"").is_none());
+        assert!(EncodeStream::from_state(&[0; 15]).is_none());
+        let mut state = [0u8; 19];
+        assert!(
+            EncodeStream::from_state(&state).is_none(),
+            "3 bytes carried"
+        );
+        state[0] = 2; // mode any is no encode mode
+        assert!(EncodeStream::from_state(&state[..16]).is_none());
+        state[0] = 0;
+        state[8] = 1; // a column without lines
+        assert!(EncodeStream::from_state(&state[..16]).is_none());
+    }
+}

@@ -1,0 +1,104 @@
+//! The one-shot calls: `encode`, `decode`, `mime_decode` and `is_valid`,
+//! each the core's job for its options, run by `run`.
+
+use crate::run::{failed_at, run, Buffer, NifJob, Output};
+use crate::term::{decode_options, encode_options, system_limit};
+use b64simd_core::decode::mime::MimeJob;
+use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
+use b64simd_core::encode::wrap::{wrapped_len, WrapJob};
+use b64simd_core::encode::EncodeJob;
+use b64simd_core::error::DecodeError;
+use b64simd_core::options::Kind;
+use rustler::{Encoder, Env, NifResult, Term};
+
+impl NifJob for EncodeJob {}
+impl NifJob for WrapJob {}
+impl NifJob for MimeJob {}
+
+/// Encodes a binary, plain or wrapped as the flags say.
+#[inline(always)]
+pub(crate) fn encode<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let (opts, lines) = encode_options(flags)?;
+    match lines {
+        None => {
+            let job = EncodeJob::new(opts);
+            let len = job.output_len(input.len()).ok_or_else(system_limit)?;
+            run(env, job, term, input, Buffer::Binary(len))
+        }
+        Some(lines) => {
+            let len = wrapped_len(input.len(), opts.padding, lines).ok_or_else(system_limit)?;
+            run(
+                env,
+                WrapJob::new(opts, lines),
+                term,
+                input,
+                Buffer::Binary(len),
+            )
+        }
+    }
+}
+
+/// Decodes a binary: the data, or `{error, Reason, Byte}`.
+#[inline(always)]
+pub(crate) fn decode<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let job = DecodeJob::new(input, decode_options(flags, Kind::Decode)?);
+    let len = job.output_len();
+    run(env, job, term, input, Buffer::Binary(len))
+}
+
+/// OTP's `mime_decode`: every byte outside the alphabet skipped.
+pub(crate) fn mime_decode<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let job = MimeJob::new(input, decode_options(flags, Kind::Mime)?);
+    run(
+        env,
+        job,
+        term,
+        input,
+        Buffer::Binary(MimeJob::output_len(input)),
+    )
+}
+
+/// Whether `decode` with these flags would accept the binary, decoding into
+/// scratch only: `true` or `false`.
+pub(crate) fn is_valid<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let job = DecodeJob::validating(input, decode_options(flags, Kind::Decode)?);
+    run(env, job, term, input, Buffer::Scratch(VALIDATION_SCRATCH))
+}
+
+/// A decode's result is its data; a validation's (whose output is only
+/// scratch) its verdict.
+impl NifJob for DecodeJob {
+    fn done<'a>(&self, env: Env<'a>, _: &[u8], output: Output<'a>, written: usize) -> Term<'a> {
+        match self.validates() {
+            true => true.encode(env),
+            false => output.into_binary(env, written),
+        }
+    }
+
+    fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
+        match self.validates() {
+            true => false.encode(env),
+            false => failed_at(env, input, error),
+        }
+    }
+}

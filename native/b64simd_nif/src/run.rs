@@ -1,0 +1,234 @@
+//! Scheduling: a core job run to its end within the call when it fits one
+//! (`engine::fits_one_call`), else a slice at a time, the caller calling
+//! back in between (`{continue, Job}` and `continue/1`) so that no call holds
+//! a scheduler for long. The job then lives in a NIF resource that owns
+//! everything it works on: the job, its output buffer, and a copy of the
+//! input term (for a binary, a new reference to it), so no caller can hand
+//! it another input and a caller that dies mid-way leaks nothing.
+
+use crate::atoms;
+use crate::term::{alloc_binary, error_term, new_binary, shrink};
+use b64simd_core::engine;
+use b64simd_core::error::DecodeError;
+use b64simd_core::job::{Job, Step};
+use b64simd_core::scratch::with_scratch;
+use rustler::env::{OwnedEnv, SavedTerm};
+use rustler::{Binary, Encoder, Env, Error, NifResult, OwnedBinary, ResourceArc, Term};
+use std::sync::Mutex;
+
+/// Outputs up to this size are built on the process heap
+/// (`enif_make_new_binary` makes a heap binary below 64 bytes).
+const HEAP_BINARY_MAX: usize = 64;
+
+/// A job as the NIF runs it: its steps, and the terms its end makes.
+pub(crate) trait NifJob: Job + Send + 'static {
+    /// The result once the job is done: `written` bytes of `output`, by
+    /// default as a binary.
+    fn done<'a>(
+        &self,
+        env: Env<'a>,
+        _input: &[u8],
+        output: Output<'a>,
+        written: usize,
+    ) -> Term<'a> {
+        output.into_binary(env, written)
+    }
+
+    /// The result once the job has failed: `{error, Reason, Byte}`, by
+    /// default with the input's byte at the error's offset.
+    fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
+        failed_at(env, input, error)
+    }
+}
+
+/// `{error, Reason, Byte}` for an error at an offset into `input`.
+pub(crate) fn failed_at<'a>(env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
+    let byte = error.offset().and_then(|at| input.get(at).copied());
+    error_term(env, error, byte)
+}
+
+/// The output buffer a job asks for.
+pub(crate) enum Buffer {
+    /// A new binary of this many bytes, the result.
+    Binary(usize),
+    /// Scratch of this many bytes that only the job reads (a validation's):
+    /// this thread's within a call, else its own.
+    Scratch(usize),
+}
+
+/// A job's output buffer: a heap binary for a small output (made in place,
+/// no copy), a binary allocated once, or scratch that is no result.
+pub(crate) enum Output<'a> {
+    Heap(Term<'a>, &'a mut [u8]),
+    Owned(OwnedBinary),
+    Scratch,
+}
+
+impl<'a> Output<'a> {
+    fn new(env: Env<'a>, len: usize) -> NifResult<Output<'a>> {
+        Ok(if len <= HEAP_BINARY_MAX {
+            let (term, bytes) = new_binary(env, len);
+            Output::Heap(term, bytes)
+        } else {
+            Output::Owned(alloc_binary(len)?)
+        })
+    }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        match self {
+            Output::Heap(_, bytes) => bytes,
+            Output::Owned(binary) => binary.as_mut_slice(),
+            Output::Scratch => &mut [],
+        }
+    }
+
+    /// The first `written` bytes as a binary of that size: a heap binary
+    /// that came out shorter (its input held whitespace) is copied into an
+    /// exact one, as a heap binary cannot shrink; any other is shrunk in
+    /// place, never copied whole.
+    pub(crate) fn into_binary(self, env: Env<'a>, written: usize) -> Term<'a> {
+        match self {
+            Output::Heap(term, bytes) if written == bytes.len() => term,
+            Output::Heap(_, bytes) => {
+                let (exact, copy) = new_binary(env, written);
+                copy.copy_from_slice(&bytes[..written]);
+                exact
+            }
+            Output::Owned(binary) => shrink(binary, written).release(env).encode(env),
+            Output::Scratch => new_binary(env, 0).0,
+        }
+    }
+}
+
+/// Runs `job` over `input` (the bytes of `input_term`) into the buffer it
+/// asks for: its result, or `{continue, Job}`.
+#[inline(always)]
+pub(crate) fn run<'a, J: NifJob>(
+    env: Env<'a>,
+    mut job: J,
+    input_term: Term<'a>,
+    input: &[u8],
+    buffer: Buffer,
+) -> NifResult<Term<'a>> {
+    let len = match buffer {
+        Buffer::Binary(len) | Buffer::Scratch(len) => len,
+    };
+    if !engine::fits_one_call(&job, input.len()) {
+        return start(env, Box::new(job), input_term, input, alloc_binary(len)?);
+    }
+    let (result, percent, output) = match buffer {
+        Buffer::Binary(_) => {
+            let mut output = Output::new(env, len)?;
+            let (result, percent) = engine::run_call(&mut job, input, output.bytes());
+            (result, percent, output)
+        }
+        Buffer::Scratch(_) => {
+            let (result, percent) =
+                with_scratch(|scratch| engine::run_call(&mut job, input, &mut scratch[..len]));
+            (result, percent, Output::Scratch)
+        }
+    };
+    charge(env, percent);
+    Ok(match result {
+        Ok(written) => job.done(env, input, output, written),
+        Err(error) => job.failed(env, input, error),
+    })
+}
+
+/// Charges the caller `percent` of a timeslice (`enif_consume_timeslice`).
+#[inline(always)]
+pub(crate) fn charge(env: Env, percent: i32) {
+    if percent > 0 {
+        rustler::schedule::consume_timeslice(env, percent);
+    }
+}
+
+/// A job between two slices, with all it works on.
+struct Running {
+    job: Box<dyn NifJob>,
+    output: OwnedBinary,
+    /// The input term, copied into an environment of the job's own.
+    input_env: OwnedEnv,
+    input: SavedTerm,
+}
+
+/// The resource behind `{continue, Job}`: `None` once the job has ended.
+struct SlicedJob(Mutex<Option<Running>>);
+
+#[rustler::resource_impl]
+impl rustler::Resource for SlicedJob {}
+
+/// Runs a job's first slice here; only a job with work left goes into a
+/// resource (`{continue, Job}`).
+fn start<'a>(
+    env: Env<'a>,
+    mut job: Box<dyn NifJob>,
+    input_term: Term<'a>,
+    input: &[u8],
+    mut output: OwnedBinary,
+) -> NifResult<Term<'a>> {
+    let (step, percent) = engine::run_slice(job.as_mut(), input, output.as_mut_slice());
+    charge(env, percent);
+    if step != Step::More {
+        return Ok(end(env, job.as_ref(), input, output, step));
+    }
+    let input_env = OwnedEnv::new();
+    let running = Running {
+        job,
+        output,
+        input: input_env.save(input_term),
+        input_env,
+    };
+    let resource = ResourceArc::new(SlicedJob(Mutex::new(Some(running))));
+    Ok((atoms::continue_(), resource).encode(env))
+}
+
+/// The term a job's last step makes.
+fn end<'a>(
+    env: Env<'a>,
+    job: &dyn NifJob,
+    input: &[u8],
+    output: OwnedBinary,
+    step: Step,
+) -> Term<'a> {
+    match step {
+        Step::Done(written) => job.done(env, input, Output::Owned(output), written),
+        Step::Failed(error) => job.failed(env, input, error),
+        Step::More => atoms::continue_().encode(env),
+    }
+}
+
+/// The next slice of a job: its result, or `{continue, Job}` again.
+/// `badarg` for a job that has ended.
+#[rustler::nif(name = "continue")]
+fn continue_job(env: Env, resource: ResourceArc<SlicedJob>) -> NifResult<Term> {
+    let mut slot = resource.0.lock().map_err(|_| Error::BadArg)?;
+    let Some(mut running) = slot.take() else {
+        return Err(Error::BadArg);
+    };
+    let Running {
+        job,
+        output,
+        input_env,
+        input,
+    } = &mut running;
+    let result = input_env.run(|owned| -> NifResult<Option<Term>> {
+        let bytes: Binary = input.load(owned).decode()?;
+        let (step, percent) =
+            engine::run_slice(job.as_mut(), bytes.as_slice(), output.as_mut_slice());
+        charge(env, percent);
+        if step == Step::More {
+            return Ok(None);
+        }
+        let output = std::mem::replace(output, OwnedBinary::new(0));
+        Ok(Some(end(env, job.as_ref(), bytes.as_slice(), output, step)))
+    })?;
+    match result {
+        Some(term) => Ok(term),
+        None => {
+            *slot = Some(running);
+            drop(slot);
+            Ok((atoms::continue_(), resource.clone()).encode(env))
+        }
+    }
+}

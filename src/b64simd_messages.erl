@@ -1,0 +1,179 @@
+%% @private
+%% @doc Every sentence the library says, made in one place from the data of
+%% an error: why Base64 was rejected (`b64simd:format_error/1,2', the
+%% streams and the Elixir module `B64Simd' all come here), and what is wrong
+%% with an argument. No code reads these sentences back.
+-module(b64simd_messages).
+
+-export([reason/2, arguments/2]).
+
+-export_type([context/0]).
+
+-type context() :: #{byte => byte() | undefined,
+                     kind => b64simd_options:kind(),
+                     options => map(),
+                     dialect => erlang | elixir,
+                     stream => boolean()}.
+%% What is known around a reason: the byte at its offset, the kind of call
+%% and its options (for the hint that fixes it), whose words the hint uses
+%% (`erlang' options or `elixir' functions), and whether the offset is into a
+%% stream.
+
+%%====================================================================
+%% Reasons
+%%====================================================================
+
+%% @doc What `Reason' means and, where the context tells, how to fix it.
+-spec reason(term(), context()) -> unicode:chardata().
+reason(missing_padding, #{kind := mime} = Context) ->
+    ["the base64 characters end in an incomplete group with no '=' after it; mime_decode "
+     "takes every alphabet character in its input, so text after the Base64 body (a MIME "
+     "boundary, say) counts: pass the body alone, or ", option(padding, false, Context),
+     " to accept an incomplete group"];
+reason(missing_padding, Context) ->
+    ["missing '=' padding at the end; use ", option(padding, false, Context),
+     " to accept unpadded input"];
+reason({invalid_character, Offset}, Context) ->
+    Byte = maps:get(byte, Context, undefined),
+    ["invalid base64 character ", show_byte(Byte), "at ", at(Offset, Context)
+     | hint(Byte, Context)];
+reason({bad_padding, Offset}, Context) ->
+    io_lib:format("misplaced or incomplete '=' padding at ~s: '=' may only end the input, "
+                  "once after 3 characters or twice after 2", [at(Offset, Context)]);
+reason({incomplete, Offset}, Context) ->
+    io_lib:format("dangling single base64 character at ~s: the input is truncated (a final "
+                  "group needs at least 2 characters)", [at(Offset, Context)]);
+reason({non_canonical, Offset}, Context) ->
+    ["non-canonical encoding: the unused low bits of the character at ", at(Offset, Context),
+     " are not zero (RFC 4648 section 3.5); use ", option(canonical, false, Context),
+     " to accept it"];
+reason(badarg, _Context) ->
+    "bad argument: not iodata, or bad options";
+reason(Reason, _Context) ->
+    io_lib:format("~tp", [Reason]).
+
+at(Offset, #{stream := true}) -> io_lib:format("byte ~b of the stream", [Offset]);
+at(Offset, _Context) -> io_lib:format("byte ~b", [Offset]).
+
+%% An option as the caller writes it.
+option(Key, Value, #{dialect := elixir}) -> io_lib:format("~s: ~s", [Key, Value]);
+option(Key, Value, _Context) -> io_lib:format("~s => ~s", [Key, Value]).
+
+%% What accepts the character: the other alphabet, or whitespace skipped.
+hint(Byte, Context) when Byte =:= $-; Byte =:= $_ ->
+    case {mode(Context), Context} of
+        {standard, #{dialect := elixir}} -> "; use url_decode64 for '-' and '_'";
+        {standard, _} -> "; use mode => urlsafe for '-' and '_'";
+        _ -> ""
+    end;
+hint(Byte, Context) when Byte =:= $+; Byte =:= $/ ->
+    case {mode(Context), Context} of
+        {urlsafe, #{dialect := elixir}} -> "; use decode64 for '+' and '/'";
+        {urlsafe, _} -> "; use mode => standard for '+' and '/'";
+        _ -> ""
+    end;
+hint(Byte, #{options := #{whitespace := reject}} = Context)
+  when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
+    case Context of
+        #{dialect := elixir} -> "; use ignore: :whitespace to skip whitespace";
+        _ -> "; whitespace is rejected because of whitespace => reject"
+    end;
+hint(_Byte, _Context) ->
+    "".
+
+mode(Context) ->
+    maps:get(mode, maps:get(options, Context, #{}), standard).
+
+%% The character, and a space after it.
+show_byte(undefined) ->
+    "";
+show_byte(Byte) when Byte >= 16#21, Byte =< 16#7E ->
+    io_lib:format("0x~2.16.0B ('~c') ", [Byte, Byte]);
+show_byte(Byte) ->
+    io_lib:format("0x~2.16.0B ", [Byte]).
+
+%%====================================================================
+%% Arguments
+%%====================================================================
+
+%% @doc What is wrong with each argument of a call of `Kind' that raised
+%% `badarg': data that is not iodata, options that are not a map or hold an
+%% unknown key or a bad value (as the option table has them). Arguments
+%% are `[Data]' or `[Data, Options]'.
+-spec arguments(b64simd_options:kind(), [term()]) -> #{pos_integer() => unicode:chardata()}.
+arguments(Kind, [Data | Rest]) ->
+    Described = #{1 => not_iodata(Data), 2 => bad_options(Kind, Rest)},
+    maps:filter(fun(_Position, Text) -> Text =/= none end, Described);
+arguments(_Kind, []) ->
+    #{}.
+
+%% @doc Why `Options' are refused, or `none'.
+-spec bad_options(b64simd_options:kind(), [term()]) -> unicode:chardata() | none.
+bad_options(_Kind, []) ->
+    none;
+bad_options(_Kind, [Options]) when not is_map(Options) ->
+    io_lib:format("options must be a map, not ~tp", [Options]);
+bad_options(Kind, [Options]) ->
+    Table = b64simd_options:table(Kind),
+    Problems = [bad_option(Key, Value, maps:find(Key, Table))
+                || {Key, Value} <- lists:sort(maps:to_list(Options)),
+                   b64simd_options:flags(Kind, #{Key => Value}) =:= badarg],
+    case Problems of
+        [] -> none;
+        _ -> lists:join("; ", Problems)
+    end.
+
+bad_option(Key, _Value, error) ->
+    io_lib:format("unknown option ~tp", [Key]);
+bad_option(Key, Value, {ok, {pos_integer, _Shift}}) ->
+    io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
+bad_option(Key, Value, {ok, Values}) ->
+    io_lib:format("bad value ~tp for option ~tp; expected one of ~tp",
+                  [Value, Key, lists:sort(maps:keys(Values))]).
+
+%% @doc Why `Data' is not iodata, naming the first element that is not, by
+%% its position (1-based, one index per level of nesting), or `none'.
+-spec not_iodata(term()) -> unicode:chardata() | none.
+not_iodata(Data) when is_binary(Data) ->
+    none;
+not_iodata(Data) when is_bitstring(Data) ->
+    "not iodata: a bitstring whose size is not a whole number of bytes";
+not_iodata(Data) when is_list(Data) ->
+    case first_bad(Data, []) of
+        none -> none;
+        {element, Path, Term} ->
+            io_lib:format("not iodata: the element at ~w is ~tP, not a byte (0..255), a "
+                          "binary or a list", [Path, Term, 10]);
+        {tail, [], Term} ->
+            io_lib:format("not iodata: the list ends in the tail ~tP, not [] or a binary",
+                          [Term, 10]);
+        {tail, Path, Term} ->
+            io_lib:format("not iodata: the list at ~w ends in the tail ~tP, not [] or a "
+                          "binary", [Path, Term, 10])
+    end;
+not_iodata(Data) ->
+    io_lib:format("not iodata: expected a binary or a list of bytes (0..255) and binaries, "
+                  "not ~tP", [Data, 10]).
+
+%% The first element of a list (at `Path', reversed) that iodata cannot
+%% hold, or an improper tail that is not a binary.
+first_bad(List, Path) ->
+    first_bad(List, 1, Path).
+
+first_bad([], _Index, _Path) ->
+    none;
+first_bad([Head | Tail], Index, Path) ->
+    Found = if
+                is_integer(Head), Head >= 0, Head =< 255 -> none;
+                is_binary(Head) -> none;
+                is_list(Head) -> first_bad(Head, [Index | Path]);
+                true -> {element, lists:reverse([Index | Path]), Head}
+            end,
+    case Found of
+        none -> first_bad(Tail, Index + 1, Path);
+        _ -> Found
+    end;
+first_bad(Tail, _Index, _Path) when is_binary(Tail) ->
+    none;
+first_bad(Tail, _Index, Path) ->
+    {tail, lists:reverse(Path), Tail}.
