@@ -10,6 +10,12 @@
 %% Without arguments (rebar3's post_hook) it finds the ebin directories
 %% rebar3 writes for this app. A .beam whose chunk is already current is
 %% left untouched.
+%%
+%% EDoc's chunk is shaped for the shells before it goes in: the text of a
+%% doc that EDoc leaves outside any paragraph is put into paragraphs (IEx
+%% prints such text without the newline that ends a paragraph, so the
+%% prompt ran into the last line), and links become their text (IEx prints
+%% a link's target after it, as "(#format_error/2)").
 -mode(compile).
 
 main(Args) ->
@@ -48,7 +54,8 @@ embed(Ebin, ChunkFile) ->
     case filelib:is_regular(Beam) of
         false -> ok;
         true ->
-            {ok, Docs} = file:read_file(ChunkFile),
+            {ok, EdocDocs} = file:read_file(ChunkFile),
+            Docs = term_to_binary(shaped(binary_to_term(EdocDocs))),
             {ok, _, Chunks} = beam_lib:all_chunks(Beam),
             case lists:keyfind("Docs", 1, Chunks) of
                 {"Docs", Docs} -> ok;
@@ -57,4 +64,45 @@ embed(Ebin, ChunkFile) ->
                                                                         {"Docs", Docs})),
                     ok = file:write_file(Beam, Binary)
             end
+    end.
+
+%% The chunk with every doc's text shaped for the shells.
+shaped({docs_v1, Anno, Language, Format, ModuleDoc, Metadata, Entries}) ->
+    {docs_v1, Anno, Language, Format, shaped_doc(ModuleDoc), Metadata,
+     [{Kind, EntryAnno, Signature, shaped_doc(Doc), EntryMetadata}
+      || {Kind, EntryAnno, Signature, Doc, EntryMetadata} <- Entries]}.
+
+shaped_doc(#{<<"en">> := Content} = Doc) -> Doc#{<<"en">> := paragraphs(unlinked(Content))};
+shaped_doc(Doc) -> Doc.
+
+%% Links as their text.
+unlinked(Content) when is_list(Content) ->
+    lists:append([unlinked_element(Element) || Element <- Content]);
+unlinked(Text) ->
+    Text.
+
+unlinked_element({a, _Attributes, Content}) -> unlinked(Content);
+unlinked_element({Tag, Attributes, Content}) -> [{Tag, Attributes, unlinked(Content)}];
+unlinked_element(Text) -> [Text].
+
+%% Inline text and elements between blocks, each run as a paragraph.
+paragraphs(Content) ->
+    paragraphs(Content, [], []).
+
+paragraphs([], Run, Done) ->
+    lists:reverse(flush(Run, Done));
+paragraphs([{Tag, _, _} = Element | Rest], Run, Done) ->
+    case lists:member(Tag, [p, pre, ul, ol, dl, 'div', h1, h2, h3, h4, table, blockquote]) of
+        true -> paragraphs(Rest, [], [Element | flush(Run, Done)]);
+        false -> paragraphs(Rest, [Element | Run], Done)
+    end;
+paragraphs([Text | Rest], Run, Done) ->
+    paragraphs(Rest, [Text | Run], Done).
+
+%% A run of inline content as a paragraph, unless it is only white space.
+flush(Run, Done) ->
+    Text = lists:reverse(Run),
+    case lists:all(fun(T) -> is_binary(T) andalso string:trim(T) =:= <<>> end, Text) of
+        true -> Done;
+        false -> [{p, [], Text} | Done]
     end.
