@@ -1,44 +1,86 @@
 defmodule B64Simd do
-  @moduledoc """
+  @moduledoc ~S"""
   Base64 and Base64url (RFC 4648) at memory-copy speed, a drop-in for the
   64-bit half of Elixir's `Base`.
 
   Same function names, options and results as `Base`: `encode64/2`,
   `decode64/2` returning `{:ok, binary} | :error`, `decode64!/2` raising
-  `ArgumentError`, their `url_` variants, and `valid64?/2`. Options:
+  `ArgumentError`, their `url_` variants, and `valid64?/2`. Unlike `Base`,
+  every function also takes iodata, `decode64!/2` says what is wrong and at
+  which byte, and options are checked: an unknown option or a bad value
+  raises `ArgumentError` naming it, where `Base` ignores what it does not
+  know (so that `paddin: false` cannot silently mean `padding: true`).
 
-    * `padding:` (default `true`). Encode: emit `=` padding. Decode: `true`
-      requires it; `false` makes it optional, but padding that is present
-      must be complete (`"QQ="` is an error either way, as in `Base`).
-    * `ignore: :whitespace` (decode only): skip `\\s \\t \\r \\n` anywhere.
-      Without it whitespace is an error, as in `Base`.
+  Options of the encoding functions:
 
-  Unlike `Base`, every function also takes iodata, and `decode64!/2` says
-  what is wrong and at which byte. Non-canonical final characters (`"QR=="`)
-  are accepted, as `Base` accepts them.
+    * `padding:` - `true` (default) or `false`: the `=` padding.
+    * `line_length:` - wrap the output in lines of this many characters
+      (MIME bodies: 76; PEM: 64). The break goes between lines only.
+    * `line_break:` - `:crlf` (default, as RFC 2045 asks) or `:lf` (PEM).
+
+  Options of the decoding functions:
+
+    * `padding:` - `true` (default) requires `=` padding; `false` makes it
+      optional, but padding that is present must be complete (`"QQ="` is an
+      error either way, as in `Base`).
+    * `ignore: :whitespace` - skip spaces, tabs, carriage returns and line
+      feeds anywhere. Without it whitespace is an error, as in `Base`.
+    * `canonical:` - `true` refuses non-zero unused bits in the last
+      character (RFC 4648 section 3.5); default `false`, as `Base`.
+    * `alphabet: :any` - accept both alphabets, mixed.
+
+  For data that arrives in pieces (files, sockets, HTTP bodies), the
+  `*_stream` functions take an enumerable of iodata chunks and return a
+  stream of encoded or decoded chunks: any chunking gives the one-shot
+  result, and a decoding error carries its offset in the whole stream.
 
       iex> B64Simd.encode64("foob")
       "Zm9vYg=="
       iex> B64Simd.url_decode64("_3_-_A", padding: false)
       {:ok, <<255, 127, 254, 252>>}
-      iex> B64Simd.decode64("Zm9vYg==\\n")
+      iex> B64Simd.decode64("Zm9vYg==\n")
       :error
-      iex> B64Simd.decode64("Zm9vYg==\\n", ignore: :whitespace)
+      iex> B64Simd.decode64("Zm9vYg==\n", ignore: :whitespace)
       {:ok, "foob"}
   """
 
-  @typedoc "`padding: boolean` for encoding."
-  @type encode_options :: [padding: boolean]
-  @typedoc "`padding: boolean` and `ignore: :whitespace` for decoding."
-  @type decode_options :: [padding: boolean, ignore: :whitespace]
+  @typedoc "Options of the encoding functions; see the module documentation."
+  @type encode_options :: [
+          padding: boolean,
+          line_length: pos_integer,
+          line_break: :crlf | :lf
+        ]
+  @typedoc "Options of the decoding functions; see the module documentation."
+  @type decode_options :: [
+          padding: boolean,
+          ignore: :whitespace,
+          canonical: boolean,
+          alphabet: :any
+        ]
+
+  defmodule DecodeError do
+    @moduledoc """
+    Why Base64 was rejected: `reason` is the reason `:b64simd` gives
+    (`{:invalid_character, offset}`, `{:bad_padding, offset}`,
+    `{:incomplete, offset}`, `{:non_canonical, offset}` or
+    `:missing_padding`, the offset 0-based into the input, or into the whole
+    stream), and `message` says it in words.
+    """
+    defexception [:reason, :message]
+
+    @type t :: %__MODULE__{reason: :b64simd.reason(), message: String.t()}
+  end
 
   @doc """
-  Encodes `data` as standard Base64 (`+` and `/`), as `Base.encode64/2`.
+  Encodes `data` as standard Base64 (`+` and `/`), as `Base.encode64/2`,
+  with the encoding options above.
 
       iex> B64Simd.encode64("foob")
       "Zm9vYg=="
       iex> B64Simd.encode64(["fo", ?o, "b"], padding: false)
       "Zm9vYg"
+      iex> B64Simd.encode64("foobar", line_length: 4)
+      "Zm9v\\r\\nYmFy"
   """
   @spec encode64(iodata, encode_options) :: binary
   def encode64(data, opts \\ [])
@@ -57,7 +99,8 @@ defmodule B64Simd do
   def url_encode64(data, opts \\ []), do: :b64simd.encode(data, encode_options(:urlsafe, opts))
 
   @doc """
-  Decodes standard Base64, as `Base.decode64/2`: `{:ok, data}` or `:error`.
+  Decodes standard Base64, as `Base.decode64/2`: `{:ok, data}` or `:error`
+  (`try_decode64/2` says why).
 
       iex> B64Simd.decode64("Zm9vYg==")
       {:ok, "foob"}
@@ -65,6 +108,8 @@ defmodule B64Simd do
       :error
       iex> B64Simd.decode64("Zm9vYg", padding: false)
       {:ok, "foob"}
+      iex> B64Simd.decode64("Zm9v_w==", alphabet: :any)
+      {:ok, <<102, 111, 111, 255>>}
   """
   @spec decode64(iodata, decode_options) :: {:ok, binary} | :error
   def decode64(string, opts \\ []),
@@ -81,6 +126,33 @@ defmodule B64Simd do
   @spec url_decode64(iodata, decode_options) :: {:ok, binary} | :error
   def url_decode64(string, opts \\ []),
     do: ok_or_error(:b64simd.try_decode(string, decode_options(:urlsafe, opts)))
+
+  @doc """
+  Decodes standard Base64 as `decode64/2` does, but says why it is not:
+  `{:ok, data}` or `{:error, %B64Simd.DecodeError{}}`, whose `reason` is
+  data a program can act on and whose message says it in words.
+
+      iex> B64Simd.try_decode64("Zm9vYg==")
+      {:ok, "foob"}
+      iex> {:error, error} = B64Simd.try_decode64("Zm9v-mFy")
+      iex> error.reason
+      {:invalid_character, 4}
+      iex> Exception.message(error)
+      "invalid base64 character 0x2D ('-') at byte 4; use url_decode64 for '-' and '_'"
+  """
+  @spec try_decode64(iodata, decode_options) :: {:ok, binary} | {:error, DecodeError.t()}
+  def try_decode64(string, opts \\ []), do: try_decode(string, :standard, opts)
+
+  @doc """
+  Decodes Base64url as `url_decode64/2` does, but says why it is not, as
+  `try_decode64/2`.
+
+      iex> {:error, error} = B64Simd.try_url_decode64("__4")
+      iex> error.reason
+      :missing_padding
+  """
+  @spec try_url_decode64(iodata, decode_options) :: {:ok, binary} | {:error, DecodeError.t()}
+  def try_url_decode64(string, opts \\ []), do: try_decode(string, :urlsafe, opts)
 
   @doc """
   Decodes standard Base64, as `Base.decode64!/2`; raises `ArgumentError`
@@ -127,49 +199,163 @@ defmodule B64Simd do
   def url_valid64?(string, opts \\ []),
     do: :b64simd.is_valid(string, decode_options(:urlsafe, opts))
 
+  @doc """
+  Encodes an enumerable of iodata chunks as standard Base64, lazily: a stream
+  of the encodings of the whole 3-byte groups so far, then of the rest. Any
+  chunking gives `encode64/2`'s result, line wrapping included. Options as
+  `encode64/2`, checked now.
+
+      iex> ["fo", "ob", "ar"] |> B64Simd.encode64_stream() |> Enum.join()
+      "Zm9vYmFy"
+
+  A file, a chunk of 64 KiB at a time:
+
+      File.stream!("in.bin", [], 65_536)
+      |> B64Simd.encode64_stream(line_length: 76)
+      |> Stream.into(File.stream!("out.b64"))
+      |> Stream.run()
+  """
+  @spec encode64_stream(Enumerable.t(), encode_options) :: Enumerable.t()
+  def encode64_stream(chunks, opts \\ []), do: encode_stream(chunks, :standard, opts)
+
+  @doc """
+  As `encode64_stream/2`, in the Base64url alphabet.
+
+      iex> [<<255>>, <<254>>] |> B64Simd.url_encode64_stream(padding: false) |> Enum.join()
+      "__4"
+  """
+  @spec url_encode64_stream(Enumerable.t(), encode_options) :: Enumerable.t()
+  def url_encode64_stream(chunks, opts \\ []), do: encode_stream(chunks, :urlsafe, opts)
+
+  @doc """
+  Decodes an enumerable of iodata chunks of standard Base64, lazily: a stream
+  of the data of the whole 4-character groups so far, then of the rest. Any
+  chunking gives `decode64/2`'s result; bad Base64 raises
+  `B64Simd.DecodeError` when the stream reaches it, its offset in the whole
+  stream. Options as `decode64/2`, checked now.
+
+      iex> ["Zm9v", "Ym", "Fy"] |> B64Simd.decode64_stream() |> Enum.join()
+      "foobar"
+      iex> ["Zm9v", "Ym-y"] |> B64Simd.decode64_stream() |> Enum.join()
+      ** (B64Simd.DecodeError) invalid base64 character 0x2D ('-') at byte 6 of the stream; use url_decode64 for '-' and '_'
+
+  A file, a chunk of 64 KiB at a time:
+
+      File.stream!("in.b64", [], 65_536)
+      |> B64Simd.decode64_stream(ignore: :whitespace)
+      |> Stream.into(File.stream!("out.bin"))
+      |> Stream.run()
+  """
+  @spec decode64_stream(Enumerable.t(), decode_options) :: Enumerable.t()
+  def decode64_stream(chunks, opts \\ []), do: decode_stream(chunks, :standard, opts)
+
+  @doc """
+  As `decode64_stream/2`, in the Base64url alphabet.
+
+      iex> ["__", "4"] |> B64Simd.url_decode64_stream(padding: false) |> Enum.join()
+      <<255, 254>>
+  """
+  @spec url_decode64_stream(Enumerable.t(), decode_options) :: Enumerable.t()
+  def url_decode64_stream(chunks, opts \\ []), do: decode_stream(chunks, :urlsafe, opts)
+
   @compile {:inline, ok_or_error: 1}
   defp ok_or_error({:ok, _data} = ok), do: ok
   defp ok_or_error({:error, _reason}), do: :error
 
   defp decode!(string, mode, opts) do
+    case try_decode(string, mode, opts) do
+      {:ok, data} -> data
+      {:error, error} -> raise ArgumentError, error.message
+    end
+  end
+
+  defp try_decode(string, mode, opts) do
     options = decode_options(mode, opts)
 
     case :b64simd.try_decode(string, options) do
       {:ok, data} ->
-        data
+        {:ok, data}
 
       {:error, reason} ->
-        raise ArgumentError, message(reason, string, mode)
+        byte =
+          case reason do
+            {_kind, at} -> :binary.at(IO.iodata_to_binary(string), at)
+            :missing_padding -> :undefined
+          end
+
+        {:error, decode_error(reason, byte, options, false)}
     end
   end
 
-  # The sentence is b64simd's (:b64simd_messages), in Base's words.
-  defp message(reason, string, mode) do
-    byte =
-      case reason do
-        {_kind, at} -> :binary.at(IO.iodata_to_binary(string), at)
-        _ -> :undefined
-      end
-
-    context = %{
-      byte: byte,
-      kind: :decode,
-      dialect: :elixir,
-      options: %{mode: mode, whitespace: :reject}
-    }
-
-    IO.chardata_to_string(:b64simd_messages.reason(reason, context))
+  # The exception for a reason: the sentence is b64simd's
+  # (:b64simd_messages), in Base's words.
+  defp decode_error(reason, byte, options, stream?) do
+    context = %{byte: byte, kind: :decode, options: options, dialect: :elixir, stream: stream?}
+    message = IO.chardata_to_string(:b64simd_messages.reason(reason, context))
+    %DecodeError{reason: reason, message: message}
   end
 
-  # Base reads only the options it knows and ignores the rest; so do we, but
-  # a bad value for a known one is an ArgumentError rather than a crash.
+  defp encode_stream(chunks, mode, opts) do
+    options = encode_options(mode, opts)
+
+    Stream.transform(
+      chunks,
+      fn -> :b64simd_stream.encode_init(options) end,
+      fn chunk, encoder ->
+        {base64, encoder} = :b64simd_stream.encode(encoder, chunk)
+        {nonempty(base64), encoder}
+      end,
+      fn encoder -> {nonempty(:b64simd_stream.encode_final(encoder)), encoder} end,
+      fn _encoder -> :ok end
+    )
+  end
+
+  defp decode_stream(chunks, mode, opts) do
+    options = decode_options(mode, opts)
+
+    Stream.transform(
+      chunks,
+      fn -> :b64simd_stream.decode_init(options) end,
+      fn chunk, decoder ->
+        {data, decoder} = stream_decode(fn -> :b64simd_stream.decode(decoder, chunk) end, options)
+        {nonempty(data), decoder}
+      end,
+      fn decoder ->
+        data = stream_decode(fn -> :b64simd_stream.decode_final(decoder) end, options)
+        {nonempty(data), decoder}
+      end,
+      fn _decoder -> :ok end
+    )
+  end
+
+  # A decoding stream's step, its error (raised by b64simd_stream, the byte
+  # at the offset in its error_info) as a DecodeError.
+  defp stream_decode(step, options) do
+    step.()
+  rescue
+    error in ErlangError ->
+      byte =
+        case __STACKTRACE__ do
+          [{:b64simd_stream, _, _, info} | _] ->
+            info |> Keyword.get(:error_info, %{}) |> Map.get(:cause, %{}) |> Map.get(:byte)
+
+          _ ->
+            :undefined
+        end
+
+      raise decode_error(error.original, byte, options, true)
+  end
+
+  defp nonempty(""), do: []
+  defp nonempty(binary), do: [binary]
+
   # The option lists calls pass most (none, padding: false, ignore:
-  # :whitespace) map to literal maps, inlined into each function, which
-  # then costs what the Erlang call it wraps does
+  # :whitespace) map to literal maps, inlined into each function, so that a
+  # call costs what the Erlang call it wraps does
   # (bench/b64simd_elixir_bench.exs). A list is matched by its parts: a
   # literal list in a pattern compiles to one comparison with the whole
-  # literal, which costs a fifth of a short encode on OTP 25.
-  # (encode64/2 answers [] itself, with b64simd:encode/1.)
+  # literal, which costs a fifth of a short encode on OTP 25. Any other list
+  # is read by parse_options/3, which refuses what it does not know.
   @compile {:inline, encode_options: 2, decode_options: 2}
   defp encode_options(:urlsafe, []), do: %{mode: :urlsafe, padding: true}
 
@@ -179,7 +365,7 @@ defmodule B64Simd do
   defp encode_options(:urlsafe, [{:padding, off}]) when off === false,
     do: %{mode: :urlsafe, padding: false}
 
-  defp encode_options(mode, opts), do: parse_encode_options(mode, opts)
+  defp encode_options(mode, opts), do: parse_options(:encode, mode, opts)
 
   defp decode_options(:standard, []), do: %{mode: :standard, padding: true, whitespace: :reject}
   defp decode_options(:urlsafe, []), do: %{mode: :urlsafe, padding: true, whitespace: :reject}
@@ -196,25 +382,62 @@ defmodule B64Simd do
   defp decode_options(:urlsafe, [{:ignore, skip}]) when skip === :whitespace,
     do: %{mode: :urlsafe, padding: true, whitespace: :skip}
 
-  defp decode_options(mode, opts), do: parse_decode_options(mode, opts)
+  defp decode_options(mode, opts), do: parse_options(:decode, mode, opts)
 
-  defp parse_encode_options(mode, opts), do: %{mode: mode, padding: padding(opts)}
-
-  defp parse_decode_options(mode, opts) do
-    whitespace =
-      case Keyword.get(opts, :ignore) do
-        nil -> :reject
-        :whitespace -> :skip
-        other -> raise ArgumentError, "expected ignore: :whitespace, got: #{inspect(other)}"
+  # Base's options (and ours) as b64simd's map; the first of a repeated key
+  # wins, as Keyword.get/2 reads it.
+  defp parse_options(kind, mode, opts) when is_list(opts) do
+    start =
+      case kind do
+        :encode -> %{mode: mode, padding: true}
+        :decode -> %{mode: mode, padding: true, whitespace: :reject}
       end
 
-    %{mode: mode, padding: padding(opts), whitespace: whitespace}
+    opts
+    |> Enum.reverse()
+    |> Enum.reduce(start, fn
+      {key, value}, acc when is_atom(key) -> Map.merge(acc, option(kind, key, value))
+      _, _ -> raise ArgumentError, "expected a keyword list of options, got: #{inspect(opts)}"
+    end)
   end
 
-  defp padding(opts) do
-    case Keyword.get(opts, :padding, true) do
-      padding when is_boolean(padding) -> padding
-      other -> raise ArgumentError, "expected padding: true or false, got: #{inspect(other)}"
+  defp parse_options(_kind, _mode, opts),
+    do: raise(ArgumentError, "expected a keyword list of options, got: #{inspect(opts)}")
+
+  # One option as b64simd's, or an ArgumentError naming it.
+  defp option(_kind, :padding, padding) when is_boolean(padding), do: %{padding: padding}
+
+  defp option(:encode, :line_length, length) when is_integer(length) and length > 0,
+    do: %{line_length: length}
+
+  defp option(:encode, :line_break, break) when break in [:crlf, :lf], do: %{line_break: break}
+  defp option(:decode, :ignore, :whitespace), do: %{whitespace: :skip}
+
+  defp option(:decode, :canonical, canonical) when is_boolean(canonical),
+    do: %{canonical: canonical}
+
+  defp option(:decode, :alphabet, :any), do: %{mode: :any}
+
+  defp option(kind, key, value) do
+    case Keyword.fetch(expected(kind), key) do
+      {:ok, values} ->
+        raise ArgumentError,
+              "bad value #{inspect(value)} for option #{inspect(key)}; expected #{values}"
+
+      :error ->
+        known = kind |> expected() |> Keyword.keys() |> Enum.map_join(", ", &inspect/1)
+        raise ArgumentError, "unknown option #{inspect(key)}; the options are #{known}"
     end
   end
+
+  defp expected(:encode),
+    do: [padding: "true or false", line_length: "a positive integer", line_break: ":crlf or :lf"]
+
+  defp expected(:decode),
+    do: [
+      padding: "true or false",
+      ignore: ":whitespace",
+      canonical: "true or false",
+      alphabet: ":any"
+    ]
 end

@@ -106,7 +106,8 @@ defmodule B64SimdTest do
     {:docs_v1, _, :elixir, _, _, _, entries} = Code.fetch_docs(B64Simd)
 
     for {{:function, name, arity}, _, _, %{"en" => doc}, _} <- entries do
-      assert doc =~ "iex> B64Simd.#{name}", "#{name}/#{arity} has no example"
+      call = ~r/iex> .*B64Simd\.#{Regex.escape(Atom.to_string(name))}[(\s]/
+      assert doc =~ call, "#{name}/#{arity} has no example"
     end
 
     assert length(entries) >= 8
@@ -191,6 +192,226 @@ defmodule B64SimdTest do
     assert error.message =~ "ignore: :whitespace"
     assert_raise ArgumentError, fn -> B64Simd.decode64!("Zm9vYg==", padding: :maybe) end
     assert_raise ArgumentError, fn -> B64Simd.decode64!("Zm9vYg==", ignore: :tabs) end
+  end
+
+  test "options are checked: an unknown key or a bad value names itself" do
+    calls = [
+      {&B64Simd.encode64/2, "foob"},
+      {&B64Simd.url_encode64/2, "foob"},
+      {&B64Simd.decode64/2, "Zm9vYg=="},
+      {&B64Simd.url_decode64/2, "Zm9vYg=="},
+      {&B64Simd.decode64!/2, "Zm9vYg=="},
+      {&B64Simd.url_decode64!/2, "Zm9vYg=="},
+      {&B64Simd.try_decode64/2, "Zm9vYg=="},
+      {&B64Simd.try_url_decode64/2, "Zm9vYg=="},
+      {&B64Simd.valid64?/2, "Zm9vYg=="},
+      {&B64Simd.url_valid64?/2, "Zm9vYg=="},
+      {&B64Simd.encode64_stream/2, ["foob"]},
+      {&B64Simd.url_encode64_stream/2, ["foob"]},
+      {&B64Simd.decode64_stream/2, ["Zm9vYg=="]},
+      {&B64Simd.url_decode64_stream/2, ["Zm9vYg=="]}
+    ]
+
+    for {fun, input} <- calls do
+      error = assert_raise ArgumentError, fn -> fun.(input, paddin: false) end
+      assert error.message =~ "unknown option :paddin", inspect(fun)
+      error = assert_raise ArgumentError, fn -> fun.(input, padding: :maybe) end
+      assert error.message =~ "bad value :maybe for option :padding", inspect(fun)
+      assert_raise ArgumentError, fn -> fun.(input, [:padding]) end
+      assert_raise ArgumentError, fn -> fun.(input, %{padding: false}) end
+    end
+
+    # Each kind takes its own options only.
+    assert_raise ArgumentError, ~r/unknown option :ignore/, fn ->
+      B64Simd.encode64("foob", ignore: :whitespace)
+    end
+
+    assert_raise ArgumentError, ~r/unknown option :line_length/, fn ->
+      B64Simd.decode64("Zm9vYg==", line_length: 76)
+    end
+
+    assert_raise ArgumentError, ~r/bad value 0 for option :line_length/, fn ->
+      B64Simd.encode64("foob", line_length: 0)
+    end
+  end
+
+  test "line wrapping, canonical and both alphabets, as :b64simd has them" do
+    seed("options")
+
+    for _ <- 1..300, data = random_data(), length <- [1, 4, 64, 76], break <- [:crlf, :lf] do
+      opts = [line_length: length, line_break: break]
+      erlang = %{line_length: length, line_break: break}
+      wrapped = B64Simd.encode64(data, opts)
+      assert wrapped == :b64simd.encode(data, erlang)
+
+      assert B64Simd.url_encode64(data, opts) ==
+               :b64simd.encode(data, Map.put(erlang, :mode, :urlsafe))
+
+      assert B64Simd.decode64(wrapped, ignore: :whitespace) == {:ok, data}
+    end
+
+    assert B64Simd.decode64("QR==") == {:ok, "A"}
+    assert B64Simd.decode64("QR==", canonical: true) == :error
+    {:error, error} = B64Simd.try_decode64("QR==", canonical: true)
+    assert error.reason == {:non_canonical, 1}
+    assert error.message =~ "canonical: false"
+    assert B64Simd.decode64("-_+/", alphabet: :any) == {:ok, <<251, 255, 191>>}
+    assert B64Simd.url_decode64("-_+/", alphabet: :any) == {:ok, <<251, 255, 191>>}
+    assert B64Simd.decode64("-_+/") == :error
+  end
+
+  test "try_decode64 gives the reason as data and its message in Base's words" do
+    for {text, opts, reason} <- [
+          {"Zm9vYg", [], :missing_padding},
+          {"Zm9v-mFy", [], {:invalid_character, 4}},
+          {"Zm9vY===", [], {:bad_padding, 5}},
+          {"Zm9vY", [padding: false], {:incomplete, 4}}
+        ] do
+      assert {:error, %B64Simd.DecodeError{reason: ^reason} = error} =
+               B64Simd.try_decode64(text, opts)
+
+      assert Exception.message(error) ==
+               (try do
+                  B64Simd.decode64!(text, opts)
+                rescue
+                  e in ArgumentError -> e.message
+                end)
+    end
+
+    assert B64Simd.try_url_decode64("__4=") == {:ok, <<255, 254>>}
+  end
+
+  test "streams give the one-shot result for any chunking" do
+    seed("streams")
+
+    for _ <- 1..400 do
+      data = random_data()
+      chunks = chunk(data)
+
+      opts =
+        Enum.random([[], [padding: false], [line_length: 76], [line_length: 5, line_break: :lf]])
+
+      assert chunks |> B64Simd.encode64_stream(opts) |> Enum.join() ==
+               B64Simd.encode64(data, opts)
+
+      assert chunks |> B64Simd.url_encode64_stream(opts) |> Enum.join() ==
+               B64Simd.url_encode64(data, opts)
+
+      text = Enum.random([Base.encode64(data), mutate(Base.encode64(data))])
+      decode_opts = Enum.random([[], [padding: false], [ignore: :whitespace]])
+
+      streamed =
+        try do
+          {:ok, text |> chunk() |> B64Simd.decode64_stream(decode_opts) |> Enum.join()}
+        rescue
+          error in B64Simd.DecodeError -> {:error, error.reason}
+        end
+
+      expected =
+        case B64Simd.try_decode64(text, decode_opts) do
+          {:ok, data} -> {:ok, data}
+          {:error, error} -> {:error, error.reason}
+        end
+
+      assert streamed == expected, inspect({text, decode_opts})
+    end
+  end
+
+  test "a file through the streams, as the README shows" do
+    dir = System.tmp_dir!()
+    stem = Path.join(dir, "b64simd_exunit_#{System.unique_integer([:positive])}")
+    [plain, encoded, decoded] = for ext <- [".bin", ".b64", ".out"], do: stem <> ext
+    data = :rand.bytes(1_000_003)
+    File.write!(plain, data)
+
+    try do
+      File.stream!(plain, [], 65_536)
+      |> B64Simd.encode64_stream(line_length: 76)
+      |> Stream.into(File.stream!(encoded))
+      |> Stream.run()
+
+      assert File.read!(encoded) == :b64simd.encode(data, %{line_length: 76})
+
+      File.stream!(encoded, [], 65_536)
+      |> B64Simd.decode64_stream(ignore: :whitespace)
+      |> Stream.into(File.stream!(decoded))
+      |> Stream.run()
+
+      assert File.read!(decoded) == data
+    after
+      Enum.each([plain, encoded, decoded], &File.rm/1)
+    end
+  end
+
+  test "a stream's error carries its offset in the whole stream" do
+    text = String.duplicate("QUJD", 10_000) <> "QU!D"
+
+    error =
+      assert_raise B64Simd.DecodeError, fn ->
+        text |> chunk() |> B64Simd.decode64_stream() |> Stream.run()
+      end
+
+    assert error.reason == {:invalid_character, 40_002}
+    assert error.message =~ "0x21 ('!') at byte 40002 of the stream"
+  end
+
+  # Random cuts, empty chunks included.
+  defp chunk(binary) do
+    cuts = for _ <- 1..Enum.random(0..6), do: :rand.uniform(byte_size(binary) + 1) - 1
+    points = Enum.sort([0 | cuts] ++ [byte_size(binary)])
+
+    points
+    |> Enum.chunk_every(2, 1, :discard)
+    |> Enum.map(fn [from, to] -> binary_part(binary, from, to - from) end)
+  end
+
+  # Every doc of B64Simd, :b64simd and :b64simd_stream renders whole in iex
+  # (IEx's own renderer): no backslash lost, no link target left behind, a
+  # newline at the end so that the prompt does not run into the last line.
+  test "every doc renders whole in iex" do
+    for module <- [B64Simd, :b64simd, :b64simd_stream],
+        {entry, source} <- docs(module) do
+      printed =
+        ExUnit.CaptureIO.capture_io(fn ->
+          Application.put_env(:iex, :colors, enabled: false)
+          IEx.Introspection.h(entry)
+        end)
+
+      label = inspect(entry)
+      assert String.ends_with?(printed, "\n"), "#{label}: no final newline"
+      refute printed =~ ~r/\(#[a-z_]+\/[0-9]+\)/, "#{label}: link residue in #{printed}"
+
+      for [escape] <- Regex.scan(~r/\\./, source) do
+        assert printed =~ escape, "#{label}: #{escape} lost in #{printed}"
+      end
+    end
+  end
+
+  # A module's docs and each function's, with the text of each.
+  defp docs(module) do
+    {:docs_v1, _, _, _, %{"en" => module_doc}, _, entries} = Code.fetch_docs(module)
+
+    [{module, text(module_doc)}] ++
+      for {{:function, name, arity}, _, _, %{"en" => doc}, _} <- entries do
+        {{module, name, arity}, text(doc)}
+      end
+  end
+
+  defp text(doc) when is_binary(doc), do: doc
+  defp text(doc) when is_list(doc), do: Enum.map_join(doc, &text/1)
+  defp text({_tag, _attributes, content}), do: text(content)
+
+  # The README's Elixir examples run as written, their matches their
+  # assertions (the install line runs in make test-package).
+  test "the README's Elixir examples run" do
+    readme = File.read!("README.md")
+    blocks = for [_, body] <- Regex.scan(~r/```elixir\n(.*?)```/s, readme), do: body
+    examples = Enum.reject(blocks, &(&1 =~ "defp deps"))
+    assert length(examples) >= 2
+
+    for example <- examples do
+      Code.eval_string(example)
+    end
   end
 
   test "takes iodata, which Base does not" do
