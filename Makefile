@@ -2,7 +2,7 @@
 
 # Development builds the NIF from the sources at hand, never a prebuilt one.
 export B64SIMD_BUILD ?= source
-.PHONY: all test test-otp test-arm64 test-package artifacts bench bench-otp latency fuzz sanitize soak clean
+.PHONY: all test test-otp test-arm64 test-package artifacts release bench bench-otp latency fuzz sanitize soak clean
 
 all:
 	sh scripts/ensure_deps.sh
@@ -22,6 +22,9 @@ test-package:
 
 artifacts:
 	sh scripts/artifacts.sh
+
+release:
+	sh scripts/release.sh
 
 fuzz:
 	sh scripts/fuzz.sh

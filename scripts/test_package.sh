@@ -5,14 +5,18 @@
 #     reads too) copied alone into a fresh directory: rebar3 and mix each
 #     compile it there and call it.
 #  2. Fresh client projects, a rebar3 app and a mix app, depend on this
-#     repository by git and by path (rebar3: _checkouts/), compile, and call
-#     b64simd:encode/1 (and, from mix, B64Simd.encode64/1):
+#     repository by git, with the README's own install lines (only the URL
+#     pointed at a clone of this repository), and by path (rebar3:
+#     _checkouts/), compile, and call b64simd:encode/1 (and, from mix,
+#     B64Simd.encode64/1):
 #     a. with no prebuilt NIF to be had (its URL answers nothing): cargo;
 #     b. with `make artifacts` served on 127.0.0.1 and no cargo on PATH: the
 #        prebuilt NIF, verified; and once with cargo on PATH, which it
 #        still prefers;
 #     c. with a tampered tarball served: refused, never installed, and the
 #        fallback to cargo says why.
+#     d. the release procedure: `make release` in a clone, then
+#        scripts/check_release.sh against its tag, the NIF served locally.
 #  3. A Rust older than the crate needs fails the source build with a
 #     message naming both versions.
 #  4. checksums.txt is what `make artifacts` builds from these sources, when
@@ -98,8 +102,22 @@ esac
 passed=$((passed + 1))
 echo "b64simd package: a too old Rust is named, with the version needed: ok"
 
-# The committed HEAD as a repository that git dependencies can fetch.
+# The committed HEAD as a repository that git dependencies can fetch, its
+# branch main as the README's install lines name it.
 git clone -q --no-hardlinks "$repo" "$work/origin"
+git -C "$work/origin" checkout -q -B main
+
+# The README's install lines, the URL pointed at ./origin.
+readme_line() { # PATTERN
+    grep -m 1 "$1" README.md | sed "s|https://github.com/b64simd/b64simd|file://$work/origin|"
+}
+rebar3_deps=$(readme_line '^{deps, \[{b64simd, {git, ')
+mix_deps=$(readme_line '^defp deps, do: \[{:b64simd, git: ')
+if [ -z "$rebar3_deps" ] || [ -z "$mix_deps" ]; then
+    echo "b64simd package: the README's install lines FAILED: not found in README.md"
+    exit 1
+fi
+echo "b64simd package: the README's install lines: $rebar3_deps / $mix_deps"
 
 new_rebar3_app() { # DIR DEPS
     mkdir -p "$1/src"
@@ -112,22 +130,33 @@ new_mix_app() { # DIR DEPS
     printf 'defmodule Client.MixProject do\n  use Mix.Project\n  def project, do: %s\nend\n' \
         "[app: :client, version: \"0.1.0\", deps: [$2]]" >"$1/mix.exs"
 }
+# The README's rebar.config and mix.exs lines, verbatim but for the URL.
+readme_rebar3_app() { # DIR
+    mkdir -p "$1/src"
+    printf '{application, client, [{vsn, "0.1.0"}, {applications, [kernel, stdlib, b64simd]}]}.\n' \
+        >"$1/src/client.app.src"
+    printf '%s\n' "$rebar3_deps" >"$1/rebar.config"
+}
+readme_mix_app() { # DIR
+    mkdir -p "$1"
+    printf 'defmodule Client.MixProject do\n  use Mix.Project\n  %s\n  %s\nend\n' \
+        'def project, do: [app: :client, version: "0.1.0", deps: deps()]' "$mix_deps" >"$1/mix.exs"
+}
 
 # clients LABEL PATH [TEXT]: the four clients of ./origin (HEAD), with PATH.
 clients() {
     label=$1
     client_path=$2
-    head=$(git -C "$work/origin" rev-parse HEAD)
     dir="$work/clients-$passed"
-    new_rebar3_app "$dir/rebar3-git" "{b64simd, {git, \"file://$work/origin\", {ref, \"$head\"}}}"
-    check "$label: rebar3 app, git dependency" "$dir/rebar3-git" \
+    readme_rebar3_app "$dir/rebar3-git"
+    check "$label: rebar3 app, git dependency (the README's line)" "$dir/rebar3-git" \
         "PATH=$client_path; rebar3 compile && $erlang_call" "${3:-}"
     new_rebar3_app "$dir/rebar3-path" "b64simd"
     git clone -q --no-hardlinks "$work/origin" "$dir/rebar3-path/_checkouts/b64simd"
     check "$label: rebar3 app, path dependency (_checkouts)" "$dir/rebar3-path" \
         "PATH=$client_path; rebar3 compile && $erlang_call" "${3:-}"
-    new_mix_app "$dir/mix-git" "{:b64simd, git: \"file://$work/origin\", ref: \"$head\"}"
-    check "$label: mix app, git dependency" "$dir/mix-git" \
+    readme_mix_app "$dir/mix-git"
+    check "$label: mix app, git dependency (the README's line)" "$dir/mix-git" \
         "PATH=$client_path; mix deps.get && mix compile && $elixir_call" "${3:-}"
     git clone -q --no-hardlinks "$work/origin" "$dir/b64simd"
     new_mix_app "$dir/mix-path" "{:b64simd, path: \"$dir/b64simd\"}"
@@ -165,6 +194,19 @@ dir="$work/with-cargo"
 new_rebar3_app "$dir" "{b64simd, {git, \"file://$work/origin\", {ref, \"$head\"}}}"
 check "prebuilt served, cargo on PATH: rebar3 app, git dependency" "$dir" \
     "rebar3 compile && $erlang_call" "using the prebuilt NIF"
+
+# 2d. The release procedure, in a clone of ./origin with a changelog section
+# for its version: make release tags it, and check_release.sh builds the tag
+# as users would, with the prebuilt NIF only.
+version=$(sed -n 's/^ *{vsn, "\(.*\)"}.*/\1/p' src/b64simd.app.src)
+git clone -q --no-hardlinks "$work/origin" "$work/release"
+(cd "$work/release" && printf '\n## %s\n\nA test release.\n' "$version" >>CHANGELOG.md &&
+    git -c user.name=test -c user.email=test@localhost commit -q -am "changelog for $version")
+check "make release, then check_release.sh on its tag" "$work/release" \
+    "git config user.name test && git config user.email test@localhost &&
+     B64SIMD_ARTIFACTS=$work/artifacts make release &&
+     sh scripts/check_release.sh $version file://$work/release && echo result=ok" \
+    "v$version as users get it: ok"
 
 # 2c. A tampered tarball: refused, not installed, and cargo is not there.
 for tarball in "$work/served/"*.tar.gz; do printf 'x' >>"$tarball"; done
