@@ -152,7 +152,10 @@ encode_random_chunkings_test_() ->
 
 %% Every length up to 40, every option set, cut once at every position and
 %% into 1-byte chunks with empty chunks between.
-encode_exhaustive_small_test() ->
+encode_exhaustive_small_test_() ->
+    {timeout, 120, fun encode_exhaustive_small/0}.
+
+encode_exhaustive_small() ->
     Failures = [{Chunks, Options}
                 || Length <- lists:seq(0, 40),
                    Data <- [<< <<((Length * 7 + I) rem 256)>> || I <- lists:seq(1, Length) >>],

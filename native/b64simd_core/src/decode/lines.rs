@@ -246,7 +246,7 @@ mod tests {
     }
 
     /// Wrapped text of many shapes, mutated (bytes inserted, replaced,
-    /// removed): `decode_into`, which takes the line path when it can, gives
+    /// removed): the decode job, which takes the line path when it can, gives
     /// exactly what the scalar decoder (the definition) gives, under every
     /// option set.
     #[test]

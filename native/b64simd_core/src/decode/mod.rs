@@ -16,8 +16,8 @@
 //! ending. The sink: decode keeps what it writes; validation (`validating`)
 //! writes every window at the start of a small scratch buffer and keeps only
 //! the verdict. The ending (`Ending`): OTP's rules (decode, validation, a
-//! stream's exact way), whole quanta only (a stream's quick step), or give
-//! up where simdutf fails (`mime`'s fast path).
+//! stream's piece joined to its carry), whole quanta only (a stream's piece
+//! in place), or give up where simdutf fails (`mime`'s fast path).
 
 pub mod lines;
 pub mod mime;
@@ -41,7 +41,7 @@ enum Ending {
     /// of the input gets `check_final_quantum`, and an error is located by
     /// the scalar decoder.
     Otp,
-    /// Whole quanta only (a stream's quick step): a partial or padded last
+    /// Whole quanta only (a stream's piece in place): a partial or padded last
     /// quantum is left undecoded, and anything unusual gives up.
     WholeQuanta,
     /// Every byte simdutf skips is allowed (`mime_decode`'s fast path), a
