@@ -276,9 +276,9 @@ kernel() ->
 %% @doc Says what a reason (raised by this module, or returned by
 %% {@link try_decode/2}) means, and how to fix it where the reason alone
 %% tells: `format_error({invalid_character, 3})' gives
-%% `"invalid base64 character ? at byte 3"'. The exception's own message
-%% (see {@link format_error/2}) also names the character and the option
-%% that accepts it.
+%% `"invalid base64 character at byte 3"'. The exception's own message
+%% (see `format_error/2') also names the character and the option that
+%% accepts it.
 -spec format_error(Reason) -> Message when
       Reason :: reason() | badarg,
       Message :: string().
