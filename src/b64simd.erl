@@ -133,7 +133,7 @@ encode_to_string(Data, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 decode(Base64) ->
-    case run(decode, Base64, #{}) of
+    case run_default(decode, Base64) of
         Data when is_binary(Data) -> Data;
         {error, Reason, Byte} -> ?RAISE(Reason, [Base64], #{byte => Byte});
         badarg -> ?RAISE(badarg, [Base64])
@@ -174,7 +174,7 @@ decode_to_string(Base64, Options) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64) ->
-    case run(decode, Base64, #{}) of
+    case run_default(decode, Base64) of
         Data when is_binary(Data) -> {ok, Data};
         {error, Reason, _Byte} -> {error, Reason};
         badarg -> ?RAISE(badarg, [Base64])
@@ -209,7 +209,7 @@ try_decode(Base64, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 mime_decode(Base64) ->
-    case run(mime, Base64, #{}) of
+    case run_default(mime, Base64) of
         Data when is_binary(Data) -> Data;
         {error, Reason, Byte} -> ?RAISE(Reason, [Base64], #{byte => Byte});
         badarg -> ?RAISE(badarg, [Base64])
@@ -250,7 +250,7 @@ mime_decode_to_string(Base64, Options) ->
 -spec is_valid(Base64) -> boolean() when
       Base64 :: iodata().
 is_valid(Base64) ->
-    case run(is_valid, Base64, #{}) of
+    case run_default(is_valid, Base64) of
         badarg -> ?RAISE(badarg, [Base64]);
         Valid -> Valid
     end.
@@ -330,13 +330,20 @@ kind(_Decode) -> decode.
 
 %% What the NIF `Nif' (decode, mime, is_valid) gives for `Base64' under
 %% `Options': its result, or `badarg' for bad iodata or options; the caller
-%% raises, so that the stack trace names the API call. A binary with the
-%% default options (an empty map) goes straight to the NIF of arity 1,
-%% which takes them as a constant. Inlined, with `Nif' a literal at every
-%% call.
--compile({inline, [run/3, nif/3, finish/1]}).
-run(Nif, Base64, Options) when is_binary(Base64), is_map(Options), map_size(Options) =:= 0 ->
+%% raises, so that the stack trace names the API call. The default options
+%% (an empty map, or none) go to the NIF of arity 1, which takes them as a
+%% constant. Inlined, with `Nif' a literal at every call.
+-compile({inline, [run_default/2, run/3, nif/3, finish/1]}).
+run_default(Nif, Base64) when is_binary(Base64) ->
     finish(nif(Nif, Base64, default));
+run_default(Nif, Base64) ->
+    case b64simd_options:to_binary(Base64) of
+        badarg -> badarg;
+        Binary -> finish(nif(Nif, Binary, default))
+    end.
+
+run(Nif, Base64, Options) when is_map(Options), map_size(Options) =:= 0 ->
+    run_default(Nif, Base64);
 run(Nif, Base64, Options) ->
     Kind = case Nif of
                mime -> mime;

@@ -101,8 +101,14 @@ pub fn force_slice_bytes(bytes: usize) {
     FORCED_SLICE_BYTES.store(bytes, Ordering::Relaxed);
 }
 
-/// Inputs above one slice are sliced; below it a call stays short.
+/// Inputs above one slice are sliced; below it a call stays short. No
+/// slice is under `MIN_SLICE_BYTES` unless a test forces one, so smaller
+/// inputs need not work out the size.
+#[inline]
 pub fn is_sliced(work: Work, input_len: usize) -> bool {
+    if input_len <= MIN_SLICE_BYTES && forced_slice_bytes().is_none() {
+        return false;
+    }
     input_len > slice_bytes(work)
 }
 

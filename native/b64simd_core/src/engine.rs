@@ -19,8 +19,9 @@ pub fn fits_one_call(job: &impl Job, input_len: usize) -> bool {
 
 /// Runs a job that fits one call to its end: its result, and the percent
 /// of a timeslice to charge (its time on the clock when it is long enough
-/// to time, else its calibrated cost).
-#[inline]
+/// to time, else its calibrated cost). Inlined into the caller: returned
+/// through memory, its result cost a short call a stalled store forward.
+#[inline(always)]
 pub fn run_call<J: Job>(
     job: &mut J,
     input: &[u8],

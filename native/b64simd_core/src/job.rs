@@ -44,6 +44,7 @@ pub trait Job {
 
     /// Steps of `max_input` bytes until the job finishes: the bytes written
     /// or the error.
+    #[inline(always)]
     fn run_to_end(
         &mut self,
         input: &[u8],

@@ -88,10 +88,17 @@ pub(crate) fn is_valid<'a>(
 /// A decode's result is its data; a validation's (whose output is only
 /// scratch) its verdict.
 impl NifJob for DecodeJob {
-    fn done<'a>(&self, env: Env<'a>, _: &[u8], output: Output<'a>, written: usize) -> Term<'a> {
+    #[inline(always)]
+    fn done<'a>(
+        &self,
+        env: Env<'a>,
+        _: &[u8],
+        output: &mut Output<'a>,
+        written: usize,
+    ) -> Term<'a> {
         match self.validates() {
             true => true.encode(env),
-            false => output.into_binary(env, written),
+            false => output.take_binary(env, written),
         }
     }
 

@@ -25,8 +25,14 @@ fn state_of<'a, S>(
 
 /// `{Base64, State}`, or at the stream's end the Base64 alone.
 impl NifJob for EncodePiece {
-    fn done<'a>(&self, env: Env<'a>, _: &[u8], output: Output<'a>, written: usize) -> Term<'a> {
-        let base64 = output.into_binary(env, written);
+    fn done<'a>(
+        &self,
+        env: Env<'a>,
+        _: &[u8],
+        output: &mut Output<'a>,
+        written: usize,
+    ) -> Term<'a> {
+        let base64 = output.take_binary(env, written);
         let Some(next) = self.next() else {
             return base64;
         };
@@ -57,10 +63,16 @@ fn encode_stream_end<'a>(env: Env<'a>, state: Term<'a>) -> NifResult<Term<'a>> {
 /// `{Data, State}`; an error is the stream's, at its stream offset, with
 /// the byte there.
 impl NifJob for DecodePiece {
-    fn done<'a>(&self, env: Env<'a>, piece: &[u8], output: Output<'a>, written: usize) -> Term<'a> {
+    fn done<'a>(
+        &self,
+        env: Env<'a>,
+        piece: &[u8],
+        output: &mut Output<'a>,
+        written: usize,
+    ) -> Term<'a> {
         let (state, bytes) = new_binary(env, self.next_state_len());
         self.write_next_state(piece, bytes);
-        (output.into_binary(env, written), state).encode(env)
+        (output.take_binary(env, written), state).encode(env)
     }
 
     fn failed<'a>(&self, env: Env<'a>, _: &[u8], error: DecodeError) -> Term<'a> {

@@ -204,6 +204,7 @@ impl DecodeJob {
 
     /// The short path, if all of the rest is short, fits this step and the
     /// room, and the ending takes a last quantum.
+    #[inline(always)]
     fn short(&mut self, text: &[u8], output: &mut [u8], max_input: usize) -> Option<Step> {
         let rest = &text[self.in_pos..];
         if self.ending == Ending::WholeQuanta
@@ -212,8 +213,10 @@ impl DecodeJob {
         {
             return None;
         }
+        // Nothing is decoded yet, so the rest is the whole text, whose bound
+        // is the job's.
         let room = self.room(output);
-        if room.len() < simd::decoded_len_bound(rest) {
+        if room.len() < self.bound {
             return None;
         }
         let written = short::decode(rest, self.opts, room)?;
@@ -382,13 +385,13 @@ impl DecodeJob {
 }
 
 impl Job for DecodeJob {
-    /// Decodes about `max_input` more input bytes.
+    /// Decodes about `max_input` more input bytes. The short path is tried
+    /// here, inlined into the caller, and the other stages out of line: a
+    /// short input's call is mostly fixed costs.
+    #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let text = &input[..self.end];
-        if let Stage::Locating(_) = self.stage {
-            return self.locate(text, output, max_input);
-        }
         if let Stage::Start = self.stage {
+            let text = &input[..self.end];
             if let Some(step) = self.short(text, output, max_input) {
                 return step;
             }
@@ -397,6 +400,25 @@ impl Job for DecodeJob {
             } else {
                 Stage::Lines
             };
+        }
+        self.stages(input, output, max_input)
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Decode,
+            weight: self.weight,
+        }
+    }
+}
+
+impl DecodeJob {
+    /// Every stage after the short path's.
+    #[inline(never)]
+    fn stages(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let text = &input[..self.end];
+        if let Stage::Locating(_) = self.stage {
+            return self.locate(text, output, max_input);
         }
         // At least a byte a step, so that every step makes progress.
         let end = text.len().min(self.in_pos.saturating_add(max_input.max(1)));
@@ -427,13 +449,6 @@ impl Job for DecodeJob {
             }
         }
         self.finish(text)
-    }
-
-    fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Decode,
-            weight: self.weight,
-        }
     }
 }
 
