@@ -249,6 +249,9 @@ impl DecodeJob {
     fn unbroken(&mut self, text: &[u8], output: &mut [u8], budget: usize) -> bool {
         let rest = &text[self.in_pos..];
         let room = self.room(output);
+        if self.takes_whole_rest(rest, room.len(), budget) {
+            return false;
+        }
         let piece = &rest[..rest.len().min(budget / 4 * 4).min(room.len() / 3 * 4)];
         let taken = !piece.is_empty()
             && piece.len() < rest.len()
@@ -260,6 +263,15 @@ impl DecodeJob {
             });
         }
         taken
+    }
+
+    /// Whether the next window is all of the rest, in one plain decode: it
+    /// fits the budget and the room, and the ending reads a last quantum.
+    /// Then the unbroken stage leaves it to `window`, one call instead of two.
+    fn takes_whole_rest(&self, rest: &[u8], room: usize, budget: usize) -> bool {
+        self.ending != Ending::WholeQuanta
+            && rest.len() <= budget
+            && room >= simd::decoded_len_bound(rest)
     }
 
     /// The next window of the rest of the text, about `budget` bytes, read
@@ -281,8 +293,7 @@ impl DecodeJob {
                 None => Outcome::Unusual,
             };
         }
-        let whole_rest = rest.len() <= budget && room.len() >= simd::decoded_len_bound(rest);
-        let (ok, window) = if whole_rest {
+        let (ok, window) = if self.takes_whole_rest(rest, room.len(), budget) {
             let result = simd::decode_loose(rest, self.opts.alphabet, room);
             let window = Window {
                 consumed: rest.len(),
