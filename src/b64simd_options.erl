@@ -28,29 +28,29 @@
 %% placed from bit 8 up. Parsing and the error messages both read this.
 -spec table(kind()) -> #{atom() => #{term() => non_neg_integer()} | {pos_integer, 8}}.
 table(encode) ->
-    #{mode => #{standard => 0, urlsafe => 1},
-      padding => #{true => 4, false => 0},
+    #{mode => modes(encode),
+      padding => paddings(),
       line_length => {pos_integer, 8},
       line_break => #{crlf => 0, lf => 32}};
 table(decode) ->
-    #{mode => #{standard => 0, urlsafe => 1, any => 2},
-      padding => #{true => 4, false => 0},
-      whitespace => #{skip => 0, reject => 8},
+    #{mode => modes(decode),
+      padding => paddings(),
+      whitespace => whitespaces(decode),
       canonical => #{false => 0, true => 16}};
 table(mime) ->
-    #{mode => #{standard => 0, urlsafe => 1, any => 2},
-      padding => #{true => 4, false => 0}}.
+    #{mode => modes(mime),
+      padding => paddings()}.
 
-%% The bits of one option, or `badarg' for a key the kind does not take or
-%% a bad value.
--compile({inline, [bits/3, with/2, table/1]}).
-bits(Kind, Key, Value) ->
-    case table(Kind) of
-        #{Key := #{Value := Bits}} -> Bits;
-        #{Key := {pos_integer, Shift}} when is_integer(Value), Value > 0 ->
-            min(Value, ?MAX_LINE_LENGTH) bsl Shift;
-        _ -> badarg
-    end.
+%% The values of the options that the common shapes of map hold, each its
+%% own literal, which `flags/2' reads directly: looking one up inside
+%% `table/1' first cost more than the rest of the parse.
+modes(encode) -> #{standard => 0, urlsafe => 1};
+modes(_Decode) -> #{standard => 0, urlsafe => 1, any => 2}.
+
+paddings() -> #{true => 4, false => 0}.
+
+whitespaces(decode) -> #{skip => 0, reject => 8};
+whitespaces(_Kind) -> #{}.
 
 %% @doc The integer the NIF takes for these options, or `badarg' for a
 %% non-map, an unknown key (OTP 26+ ignores one, so a typo there silently
@@ -58,30 +58,29 @@ bits(Kind, Key, Value) ->
 %% turn it off. The map's size is read once and chosen on first, so that
 %% the shapes real code passes (none, one or two of mode and padding, and
 %% the Elixir facade's three) are looked up only for the keys their size
-%% allows, each a lookup in the table.
+%% allows.
 -spec flags(kind(), term()) -> non_neg_integer() | badarg.
 flags(Kind, Options) when is_map(Options) ->
-    Padded = bits(Kind, padding, true),
     case map_size(Options) of
         0 ->
-            Padded;
+            bits(paddings(), true);
         1 ->
             case Options of
-                #{mode := Mode} -> with(bits(Kind, mode, Mode), Padded);
-                #{padding := Padding} -> bits(Kind, padding, Padding);
+                #{mode := Mode} -> with(bits(modes(Kind), Mode), bits(paddings(), true));
+                #{padding := Padding} -> bits(paddings(), Padding);
                 _ -> folded(Kind, Options)
             end;
         2 ->
             case Options of
                 #{mode := Mode, padding := Padding} ->
-                    with(bits(Kind, mode, Mode), bits(Kind, padding, Padding));
+                    with(bits(modes(Kind), Mode), bits(paddings(), Padding));
                 _ -> folded(Kind, Options)
             end;
         3 ->
             case Options of
                 #{mode := Mode, padding := Padding, whitespace := Whitespace} ->
-                    with(with(bits(Kind, mode, Mode), bits(Kind, padding, Padding)),
-                         bits(Kind, whitespace, Whitespace));
+                    with(with(bits(modes(Kind), Mode), bits(paddings(), Padding)),
+                         bits(whitespaces(Kind), Whitespace));
                 _ -> folded(Kind, Options)
             end;
         _ ->
@@ -90,14 +89,33 @@ flags(Kind, Options) when is_map(Options) ->
 flags(_Kind, _Options) ->
     badarg.
 
+%% The bits of one value of an option, or `badarg'.
+-compile({inline, [bits/2, with/2, modes/1, paddings/0, whitespaces/1]}).
+bits(Values, Value) ->
+    case Values of
+        #{Value := Bits} -> Bits;
+        _ -> badarg
+    end.
+
 %% Any other map: each pair through the table.
 folded(Kind, Options) ->
+    Table = table(Kind),
     Padded = case is_map_key(padding, Options) of
                  true -> 0;
-                 false -> bits(Kind, padding, true)
+                 false -> bits(paddings(), true)
              end,
-    maps:fold(fun(Key, Value, Flags) -> with(Flags, bits(Kind, Key, Value)) end,
+    maps:fold(fun(Key, Value, Flags) -> with(Flags, option_bits(Table, Key, Value)) end,
               Padded, Options).
+
+%% The bits of any option in a kind's table, or `badarg' for a key the kind
+%% does not take or a bad value.
+option_bits(Table, Key, Value) ->
+    case Table of
+        #{Key := {pos_integer, Shift}} when is_integer(Value), Value > 0 ->
+            min(Value, ?MAX_LINE_LENGTH) bsl Shift;
+        #{Key := Values} when is_map(Values) -> bits(Values, Value);
+        _ -> badarg
+    end.
 
 %% Flags with more bits, or `badarg' if either is.
 with(badarg, _) -> badarg;
