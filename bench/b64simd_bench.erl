@@ -76,6 +76,7 @@ run(Prefix, PlotFile) ->
     Medians = medians(Runs),
     ok = write_medians(Prefix ++ "-summary.csv", Medians),
     print_tables(Sizes, Series, Medians, Failures),
+    print_targets(Sizes, Medians),
     ok = write_gnuplot(Prefix ++ ".gp", PlotFile, Series, Medians),
     io:format("~nload average at the end: ~s~n", [load_average()]),
     io:format("files: ~s.csv (every run), ~s-summary.csv (medians), ~s.gp (plot)~n",
@@ -89,7 +90,7 @@ run(Prefix, PlotFile) ->
 %% Sizes and payloads
 %%====================================================================
 
-%% Log-spaced from 16 B to 16 MiB: one point per octave by default, six per
+%% Log-spaced from 16 B to 64 MiB: one point per octave by default, six per
 %% octave with FULL=1 (powers of two are always among them).
 sizes() ->
     case os:getenv("SIZES") of
@@ -97,7 +98,7 @@ sizes() ->
             [list_to_integer(S) || S <- string:lexemes(Value, ", ")];
         _ ->
             PerOctave = case os:getenv("FULL") of "1" -> 6; _ -> 1 end,
-            Steps = 20 * PerOctave,
+            Steps = 22 * PerOctave,
             lists:usort([round(16 * math:pow(2, I / PerOctave)) || I <- lists:seq(0, Steps)])
     end.
 
@@ -552,6 +553,61 @@ print_op(Op, Sizes, OpSeries, Copy, Medians, Failures) ->
                         || S <- Columns]]
                       || Size <- Small],
             print_table(["size" | [S#series.library || S <- Columns]], NsRows)
+    end.
+
+%% The throughput targets, each a ratio of two medians of this run at each
+%% size it covers, and whether it is met. A target whose series were not
+%% measured (a peer not given, sizes not run) says so.
+print_targets(Sizes, Medians) ->
+    Rate = fun(Library, Op, Size) ->
+                   case maps:find({Library, Op, Size}, Medians) of
+                       {ok, {R, _, _, _}} -> R;
+                       error -> undefined
+                   end
+           end,
+    In = fun(From, To) -> [S || S <- Sizes, S >= From, S =< To] end,
+    Targets =
+        [{"encode >= 1.00x b64veryfast, 2-64 MiB", 1.0,
+          [{Size, Rate("b64simd", encode, Size), Rate("b64veryfast", encode, Size)}
+           || Size <- In(2 * ?MIB, 64 * ?MIB)]},
+         {"decode >= 1.00x b64veryfast, 2-64 MiB", 1.0,
+          [{Size, Rate("b64simd", decode, Size), Rate("b64veryfast", decode, Size)}
+           || Size <- In(2 * ?MIB, 64 * ?MIB)]},
+         {"encode >= 0.85x binary:copy/1, 64 KiB-16 MiB", 0.85,
+          [{Size, Rate("b64simd", encode, Size), Rate("binary:copy", copy, Size)}
+           || Size <- In(64 * 1024, 16 * ?MIB)]},
+         {"decode >= 2.00x b64veryfast, 4 KiB-1 MiB", 2.0,
+          [{Size, Rate("b64simd", decode, Size), Rate("b64veryfast", decode, Size)}
+           || Size <- In(4096, ?MIB)]},
+         {"urlsafe encode >= 1.00x standard, every size", 1.0,
+          [{Size, Rate("b64simd", encode_url, Size), Rate("b64simd", encode, Size)}
+           || Size <- Sizes]},
+         {"urlsafe decode >= 1.00x standard, every size", 1.0,
+          [{Size, Rate("b64simd", decode_url, Size), Rate("b64simd", decode, Size)}
+           || Size <- Sizes]}],
+    io:format("~nTargets (ratios of this run's medians; MET or MISSED at each size):~n"),
+    [print_target(Name, Floor, Points) || {Name, Floor, Points} <- Targets],
+    ok.
+
+print_target(Name, _Floor, []) ->
+    io:format("  ~s: no size of this run is in its range~n", [Name]);
+print_target(Name, Floor, Points) ->
+    Measured = [{Size, Ours / Theirs} || {Size, Ours, Theirs} <- Points,
+                                         is_number(Ours), is_number(Theirs)],
+    case Measured of
+        [] ->
+            io:format("  ~s: not measured (a series is missing)~n", [Name]);
+        _ ->
+            Missed = [Size || {Size, R} <- Measured, R < Floor],
+            Verdict = case Missed of
+                          [] -> "MET";
+                          _ -> io_lib:format("MISSED at ~s", [lists:join(", ", [format_size(S)
+                                                                          || S <- Missed])])
+                      end,
+            io:format("  ~s: ~s~n    ~s~n",
+                      [Name, Verdict,
+                       lists:join("  ", [io_lib:format("~s ~.2fx", [format_size(S), R])
+                                         || {S, R} <- Measured])])
     end.
 
 %% Column label prefix for a ratio: "b64simd" -> "simd", "b64simd:mime_decode" -> "mime".

@@ -43,9 +43,21 @@ report(Size, Cases) ->
     Copy = lists:nth(2, Medians),
     Floor = lists:nth(4, Medians),
     io:format("~B B payload~n", [Size]),
+    Named = [{Name, Ns} || {{Name, _, _}, Ns} <- lists:zip(Cases, Medians)],
     [io:format("  ~-30s ~7.1f ns  ~5.2fx  ~5.2fx~n", [Name, Ns, Ns / Copy, Ns / Floor])
-     || {{Name, _, _}, Ns} <- lists:zip(Cases, Medians)],
+     || {Name, Ns} <- Named],
+    [print_target(Size, Name, Ceiling, proplists:get_value(Name, Named) / Floor)
+     || Size =:= 32, {Name, Ceiling} <- [{"b64simd:encode/1", 1.25}, {"b64simd:decode/1", 1.5}]],
     ok.
+
+%% The small-call targets: at most this many times the floor NIF at 32 B.
+print_target(Size, Name, Ceiling, Ratio) ->
+    Verdict = case Ratio =< Ceiling of
+                  true -> "MET";
+                  false -> "MISSED"
+              end,
+    io:format("  target: ~s at ~B B <= ~.2fx the floor NIF: ~s (~.2fx)~n",
+              [Name, Size, Ceiling, Verdict, Ratio]).
 
 %% In a fresh process, as the throughput runs (b64simd_bench:timed/3).
 ns_per_call(Fun, Input) ->

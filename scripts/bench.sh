@@ -5,7 +5,7 @@
 #
 #   sh scripts/bench.sh [throughput|latency|all]        (default: all)
 #
-# Environment: FULL=1 (121 sizes instead of 21), SIZES=16,4096 (explicit
+# Environment: FULL=1 (133 sizes instead of 23), SIZES=16,4096 (explicit
 # sizes), ONLY=b64simd,binary:copy (libraries by label prefix),
 # B64VERYFAST_EBIN, B64RS_EBIN, B64FAST_EBIN (peers' ebin directories).
 # Results go to bench/results/ (CSV, table, gnuplot script); the plot of a
