@@ -2,7 +2,7 @@
 %% forced simdutf kernel that cannot be used. Each must either work or fail
 %% cleanly with an error that says what is wrong; none may take the VM down.
 %%
-%% What reloading does (rustler 0.39 registers no `upgrade' callback):
+%% What reloading does (rustler registers no `upgrade' callback):
 %% - `code:load_file(b64simd_nif)' while the module is loaded: the new
 %%   instance's on_load fails with `{upgrade, "Upgrade not supported by this
 %%   NIF library."}', the load returns `{error, on_load_failure}' and the

@@ -3,7 +3,9 @@
 //! `#[nif]` wrapper, which collects the arguments into a heap-allocated
 //! `Vec` on every call, a cost as large as encoding a short input
 //! (`bench/README.md`). The registration uses rustler's `codegen_runtime`,
-//! which is not a stable API: hence rustler's exact pin.
+//! which is not a stable API: hence rustler's exact pin. It is 0.37.0, which
+//! declares Rust 1.70 (0.37.2 and later declare 1.91, above our 1.78), so the
+//! names are 0.37's: `sys::ERL_NIF_TERM`, which 0.39 calls `ErlNifTerm`.
 
 use crate::calls::{decode, encode, is_valid, mime_decode};
 use b64simd_core::options::DEFAULT_FLAGS;
@@ -19,8 +21,8 @@ macro_rules! entry {
                 unsafe extern "C" fn raw(
                     nif_env: *mut rustler::sys::ErlNifEnv,
                     argc: rustler::codegen_runtime::c_int,
-                    argv: *const rustler::sys::ErlNifTerm,
-                ) -> rustler::sys::ErlNifTerm {
+                    argv: *const rustler::sys::ERL_NIF_TERM,
+                ) -> rustler::sys::ERL_NIF_TERM {
                     // SAFETY, for the calls below: the VM calls this with the
                     // call's environment and `argc` terms at `argv`, all valid
                     // until it returns; `argc` is checked before `argv` is read.
@@ -68,7 +70,7 @@ macro_rules! entry {
 ///
 /// # Safety
 /// `term` is a term of `env`, the running NIF call's environment.
-unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ErlNifTerm) -> Option<&'a [u8]> {
+unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ERL_NIF_TERM) -> Option<&'a [u8]> {
     let mut binary = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
     if rustler::sys::enif_inspect_binary(env.as_c_arg(), term, binary.as_mut_ptr()) == 0 {
         return None;
@@ -87,7 +89,7 @@ unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ErlNifTerm) -> Op
 #[inline(always)]
 unsafe fn flags_argument(
     env: *mut rustler::sys::ErlNifEnv,
-    args: &[rustler::sys::ErlNifTerm],
+    args: &[rustler::sys::ERL_NIF_TERM],
 ) -> Option<u64> {
     let mut flags: u64 = 0;
     (rustler::sys::enif_get_uint64(env, args[1], &mut flags) != 0).then_some(flags)
@@ -101,7 +103,7 @@ unsafe fn flags_argument(
 #[inline(always)]
 unsafe fn default_flags(
     _env: *mut rustler::sys::ErlNifEnv,
-    _args: &[rustler::sys::ErlNifTerm],
+    _args: &[rustler::sys::ERL_NIF_TERM],
 ) -> Option<u64> {
     Some(DEFAULT_FLAGS)
 }

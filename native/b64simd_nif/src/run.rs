@@ -228,7 +228,7 @@ fn continue_job(env: Env, resource: ResourceArc<SlicedJob>) -> NifResult<Term> {
         if step == Step::More {
             return Ok(None);
         }
-        let output = std::mem::replace(output, OwnedBinary::new(0));
+        let output = std::mem::replace(output, alloc_binary(0)?);
         Ok(Some(end(env, job.as_ref(), bytes.as_slice(), output, step)))
     })?;
     match result {

@@ -12,7 +12,7 @@ use rustler::{Encoder, Env, Error, NifResult, OwnedBinary, Term};
 /// way that stalls store forwarding, a noticeable share of a short call.
 #[inline(always)]
 pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [u8]) {
-    let mut term = std::mem::MaybeUninit::<rustler::sys::ErlNifTerm>::uninit();
+    let mut term = std::mem::MaybeUninit::<rustler::sys::ERL_NIF_TERM>::uninit();
     // SAFETY: erl_nif sets the term and returns `size` writable bytes (or
     // aborts the VM when out of memory), which belong to the new binary
     // and live as long as the calling environment.
@@ -29,7 +29,8 @@ pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [u
 }
 
 /// `enif_alloc_binary`, but a failed allocation raises `system_limit`
-/// instead of aborting the VM as `OwnedBinary::new` would.
+/// (rustler's `OwnedBinary::new` returns `None` in 0.37 and aborts the VM
+/// in 0.39).
 pub(crate) fn alloc_binary(size: usize) -> NifResult<OwnedBinary> {
     let mut raw = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
     // SAFETY: enif_alloc_binary initialises `raw` when it returns true.
