@@ -82,7 +82,7 @@ check "package alone, mix" "$work/package" "mix compile && $elixir_call"
 
 # 3. A Rust older than the crate's rust-version: a clear failure naming both.
 mkdir "$work/old-rust"
-printf '#!/bin/sh\necho "rustc 1.63.0 (Debian)"\n' >"$work/old-rust/rustc"
+printf '#!/bin/sh\necho "rustc 1.77.2 (Debian)"\n' >"$work/old-rust/rustc"
 printf '#!/bin/sh\nexit 1\n' >"$work/old-rust/cargo"
 chmod +x "$work/old-rust/rustc" "$work/old-rust/cargo"
 rm -f "$work/package/priv/libb64simd_nif.so"
@@ -92,7 +92,7 @@ if output=$(PATH="$work/old-rust:$PATH" B64SIMD_BUILD=source sh "$work/package/s
     exit 1
 fi
 case "$output" in
-    *"needs Rust 1.91 or later; this rustc is 1.63.0"*) ;;
+    *"needs Rust 1.78 or later; this rustc is 1.77.2"*) ;;
     *)
         echo "$output"
         echo "b64simd package: old Rust FAILED (no message naming the versions)"

@@ -94,7 +94,7 @@ impl Decoder {
                     self.quantum = (self.quantum << 6) | u32::from(value);
                     self.significant += 1;
                     self.last_significant = at;
-                    if self.significant.is_multiple_of(4) {
+                    if self.significant % 4 == 0 {
                         let w = self.written;
                         output[w] = (self.quantum >> 16) as u8;
                         output[w + 1] = (self.quantum >> 8) as u8;

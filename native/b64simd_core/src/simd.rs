@@ -200,7 +200,7 @@ pub fn decode_bounded(
 /// decodes into `output`, and costs less per call than `decode_bounded`.
 pub fn decodes_whole(piece: &[u8], alphabet: Alphabet, output: &mut [u8]) -> bool {
     // 3 bytes per 4 characters is at least decoded_len_bound(piece).
-    if !piece.len().is_multiple_of(4) || output.len() < piece.len() / 4 * 3 {
+    if piece.len() % 4 != 0 || output.len() < piece.len() / 4 * 3 {
         return false;
     }
     let result = decode_loose(piece, alphabet, output);

@@ -64,12 +64,12 @@ impl Rng {
     /// Either alphabet, padded three times in four.
     pub fn encode_options(&mut self) -> EncodeOptions {
         EncodeOptions {
-            alphabet: if self.next().is_multiple_of(2) {
+            alphabet: if self.next() % 2 == 0 {
                 Alphabet::Standard
             } else {
                 Alphabet::UrlSafe
             },
-            padding: !self.next().is_multiple_of(4),
+            padding: self.next() % 4 != 0,
         }
     }
 

@@ -159,7 +159,7 @@ fn wrap_lines(rng: &mut Rng, text: &mut Vec<u8>) {
 fn vary_padding(rng: &mut Rng, text: &mut Vec<u8>) {
     match rng.below(5) {
         0 => text.retain(|&b| b != b'='),
-        1 => text.extend(std::iter::repeat_n(b'=', 1 + rng.below(3))),
+        1 => text.extend(std::iter::repeat(b'=').take(1 + rng.below(3))),
         2 => {
             let end = text.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
             text.truncate(end + rng.below(text.len() - end + 1));

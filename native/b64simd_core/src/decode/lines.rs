@@ -67,7 +67,7 @@ pub fn shape_of(input: &[u8]) -> Option<LineShape> {
     };
     // Only whole quanta on a line: an earlier break or a space are caught by
     // gather and decodes_whole.
-    (length >= 4 && length.is_multiple_of(4)).then_some(LineShape { length, line_break })
+    (length >= 4 && length % 4 == 0).then_some(LineShape { length, line_break })
 }
 
 /// Decodes the lines at the start of `input` that have `shape`, about
@@ -279,7 +279,7 @@ mod tests {
             let (length, line_break) = shapes[rng.next() as usize % shapes.len()];
             let encode_opts = rng.encode_options();
             let mut text = wrapped(&plain, encode_opts, length, line_break);
-            if rng.next().is_multiple_of(4) {
+            if rng.next() % 4 == 0 {
                 text.extend_from_slice(line_break);
             }
             for _ in 0..rng.next() % 3 {

@@ -189,7 +189,7 @@ impl Filter {
 /// The fast path's result at the end of the input: a partial last group
 /// needs a `=` after it when padding is required.
 fn fast_done(input: &[u8], written: usize, opts: DecodeOptions) -> Result<usize, DecodeError> {
-    if !written.is_multiple_of(3) && opts.padding_required && !pad_after_last_character(input) {
+    if written % 3 != 0 && opts.padding_required && !pad_after_last_character(input) {
         return Err(DecodeError::MissingPadding);
     }
     Ok(written)
@@ -362,7 +362,7 @@ mod tests {
             let input: Vec<u8> = (0..len)
                 .map(|_| {
                     let r = rng.next();
-                    if r.is_multiple_of(density) {
+                    if r % density == 0 {
                         noise[(r >> 8) as usize % noise.len()]
                     } else {
                         b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -401,7 +401,7 @@ mod tests {
         let mut rng = Rng(seed);
         for round in 0..2_000 {
             // MIME's lines, and PEM's (which take the line path too).
-            let lines = if rng.next().is_multiple_of(2) {
+            let lines = if rng.next() % 2 == 0 {
                 Lines {
                     length: 76,
                     line_break: LineBreak::CrLf,
@@ -414,13 +414,13 @@ mod tests {
             };
             let len = (rng.next() % 3000) as usize;
             let plain = rng.bytes(len);
-            let padding = !rng.next().is_multiple_of(4);
+            let padding = rng.next() % 4 != 0;
             let opts = EncodeOptions {
                 padding,
                 ..EncodeOptions::DEFAULT
             };
             let mut text = wrapped_to_vec(&plain, opts, lines);
-            if rng.next().is_multiple_of(2) && !text.is_empty() {
+            if rng.next() % 2 == 0 && !text.is_empty() {
                 let at = (rng.next() as usize) % text.len();
                 text.insert(at, b"=!\x00.="[(rng.next() % 5) as usize]);
             }

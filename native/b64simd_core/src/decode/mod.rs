@@ -319,7 +319,7 @@ impl DecodeJob {
         // A window that is not the last must end on a whole quantum:
         // anything else means simdutf met padding in mid-stream.
         let progressed = window.consumed > 0 || window.written > 0;
-        if !ok || !progressed || (!finished && !window.written.is_multiple_of(3)) {
+        if !ok || !progressed || (!finished && window.written % 3 != 0) {
             return Outcome::Unusual;
         }
         if self.ending == Ending::Otp {
@@ -477,12 +477,12 @@ pub(crate) fn decode_whole_quanta(
     let (consumed, written, finished) = match result.error {
         // A padded quantum at the end is left for the carry, where the end
         // of the stream (or the next piece) decides about it.
-        ErrorCode::Success if !written.is_multiple_of(3) => {
+        ErrorCode::Success if written % 3 != 0 => {
             let (consumed, written) = before_padded_quantum(input, result.count, written)?;
             (consumed, written, true)
         }
         ErrorCode::Success => (result.count, written, true),
-        ErrorCode::OutputBufferTooSmall if written > 0 && written.is_multiple_of(3) => {
+        ErrorCode::OutputBufferTooSmall if written > 0 && written % 3 == 0 => {
             (result.count, written, false)
         }
         _ => return None,

@@ -47,7 +47,7 @@ impl EncodeStream {
 
     /// The stream a state holds; `None` for bytes `write_state` did not write.
     pub fn from_state(state: &[u8]) -> Option<EncodeStream> {
-        let (header, carry) = state.split_at_checked(HEADER)?;
+        let (header, carry) = (state.get(..HEADER)?, state.get(HEADER..)?);
         let (flags, column) = header.split_at(NUMBER);
         let mut stream = EncodeStream::new(u64::from_le_bytes(flags.try_into().ok()?))?;
         stream.column = usize::try_from(u64::from_le_bytes(column.try_into().ok()?)).ok()?;

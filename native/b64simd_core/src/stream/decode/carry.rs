@@ -50,7 +50,7 @@ impl Carry {
 
     /// The state a binary holds; `None` for one `write_after` did not write.
     pub fn from_binary(state: &[u8]) -> Option<Carry> {
-        let (header, rest) = state.split_at_checked(HEADER)?;
+        let (header, rest) = (state.get(..HEADER)?, state.get(HEADER..)?);
         let (flags, position) = header.split_at(NUMBER);
         let len = rest.len() / (1 + NUMBER);
         if rest.len() != len * (1 + NUMBER) || len > MAX_CARRY {

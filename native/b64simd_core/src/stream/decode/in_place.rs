@@ -201,12 +201,12 @@ mod tests {
             let plain = rng.bytes(len);
             let encode_opts = rng.encode_options();
             let mut text = encode_to_vec(&plain, encode_opts);
-            if rng.next().is_multiple_of(2) {
+            if rng.next() % 2 == 0 {
                 let (length, line_break): (usize, &[u8]) =
                     [(76, &b"\r\n"[..]), (64, b"\n"), (10, b" ")][rng.next() as usize % 3];
                 text = text.chunks(length).collect::<Vec<_>>().join(line_break);
             }
-            if rng.next().is_multiple_of(3) {
+            if rng.next() % 3 == 0 {
                 rng.edit(&mut text, specials);
             }
             let cut = (rng.next() as usize % 8).min(text.len());
@@ -215,7 +215,7 @@ mod tests {
                 alphabet: [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any]
                     [rng.next() as usize % 3],
                 padding_required: false,
-                reject_whitespace: rng.next().is_multiple_of(4),
+                reject_whitespace: rng.next() % 4 == 0,
                 canonical: false,
             };
             let answer = decode(carry, piece, opts, usize::MAX);
@@ -235,7 +235,7 @@ mod tests {
                 Ok(data.clone()),
                 "round {round}"
             );
-            assert!(data.len().is_multiple_of(3), "round {round}");
+            assert!(data.len() % 3 == 0, "round {round}");
             let left = text[consumed..]
                 .iter()
                 .filter(|&&b| is_significant(b))

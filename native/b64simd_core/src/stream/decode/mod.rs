@@ -271,7 +271,7 @@ mod tests {
             let len = rng.next() as usize % 2_000;
             let plain = rng.bytes(len);
             let mut text = encode_to_vec(&plain, rng.encode_options());
-            if rng.next().is_multiple_of(2) {
+            if rng.next() % 2 == 0 {
                 let (length, line_break): (usize, &[u8]) =
                     [(76, &b"\r\n"[..]), (64, b"\n"), (10, b" ")][rng.next() as usize % 3];
                 text = text.chunks(length).collect::<Vec<_>>().join(line_break);
