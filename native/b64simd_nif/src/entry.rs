@@ -72,7 +72,7 @@ macro_rules! entry {
 /// `term` is a term of `env`, the running NIF call's environment.
 unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ERL_NIF_TERM) -> Option<&'a [u8]> {
     let mut binary = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
-    if rustler::sys::enif_inspect_binary(env.as_c_arg(), term, binary.as_mut_ptr()) == 0 {
+    if crate::enif::enif_inspect_binary(env.as_c_arg(), term, binary.as_mut_ptr()) == 0 {
         return None;
     }
     let binary = binary.assume_init();
@@ -92,7 +92,7 @@ unsafe fn flags_argument(
     args: &[rustler::sys::ERL_NIF_TERM],
 ) -> Option<u64> {
     let mut flags: u64 = 0;
-    (rustler::sys::enif_get_uint64(env, args[1], &mut flags) != 0).then_some(flags)
+    (crate::enif::enif_get_uint64(env, args[1], &mut flags) != 0).then_some(flags)
 }
 
 /// NAME/1's: the default options, a constant the compiler folds through the

@@ -4,11 +4,13 @@
 //!
 //! - `entry`, `calls`: the one-shot calls; `stream`: the streams' calls;
 //! - `run`: a job run within one call or a slice at a time;
-//! - `term`: binaries, errors, options; `calibrate`: the kernel's speed at
-//!   load; `hooks`: test and benchmark hooks (cargo feature `hooks` only).
+//! - `term`: binaries, errors, options; `enif`: the erl_nif calls of short
+//!   calls, linked directly; `calibrate`: the kernel's speed at load;
+//!   `hooks`: test and benchmark hooks (cargo feature `hooks` only).
 
 mod calibrate;
 mod calls;
+mod enif;
 mod entry;
 #[cfg(feature = "hooks")]
 mod hooks;

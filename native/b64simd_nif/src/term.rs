@@ -17,7 +17,7 @@ pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [u
     // aborts the VM when out of memory), which belong to the new binary
     // and live as long as the calling environment.
     unsafe {
-        let data = rustler::sys::enif_make_new_binary(env.as_c_arg(), size, term.as_mut_ptr());
+        let data = crate::enif::enif_make_new_binary(env.as_c_arg(), size, term.as_mut_ptr());
         let term = term.assume_init();
         let bytes = if size == 0 {
             &mut []

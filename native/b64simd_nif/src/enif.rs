@@ -1,0 +1,35 @@
+//! The erl_nif calls of every short call, linked directly where the VM
+//! resolves a NIF library's undefined symbols at load (ELF, 64-bit: Linux,
+//! the BSDs), as rustler 0.39 does. rustler 0.37 makes every erl_nif call
+//! through a table of pointers it fills at load, which cost a 32-byte
+//! `encode/1` 5-8 ns (the floor harness). Elsewhere these are rustler's.
+
+#[cfg(all(unix, not(target_os = "macos"), target_pointer_width = "64"))]
+pub(crate) use direct::{enif_get_uint64, enif_inspect_binary, enif_make_new_binary};
+#[cfg(not(all(unix, not(target_os = "macos"), target_pointer_width = "64")))]
+pub(crate) use rustler::sys::{enif_get_uint64, enif_inspect_binary, enif_make_new_binary};
+
+#[cfg(all(unix, not(target_os = "macos"), target_pointer_width = "64"))]
+mod direct {
+    use rustler::sys::{c_int, ErlNifBinary, ErlNifEnv, ERL_NIF_TERM};
+
+    extern "C" {
+        pub(crate) fn enif_inspect_binary(
+            env: *mut ErlNifEnv,
+            bin_term: ERL_NIF_TERM,
+            bin: *mut ErlNifBinary,
+        ) -> c_int;
+        pub(crate) fn enif_make_new_binary(
+            env: *mut ErlNifEnv,
+            size: usize,
+            termp: *mut ERL_NIF_TERM,
+        ) -> *mut u8;
+        /// `enif_get_uint64` is a macro for this where `long` has 64 bits.
+        #[link_name = "enif_get_ulong"]
+        pub(crate) fn enif_get_uint64(
+            env: *mut ErlNifEnv,
+            term: ERL_NIF_TERM,
+            ip: *mut u64,
+        ) -> c_int;
+    }
+}
