@@ -47,8 +47,8 @@
 %% @doc Runs the benchmark and halts the VM: status 0, or 1 when a b64simd
 %% output differed from the oracle. `Prefix' names the result files
 %% (`Prefix.csv', `Prefix-summary.csv', `Prefix.gp'); `PlotFile' is the SVG
-%% that `gnuplot Prefix.gp' draws. Environment: `FULL=1' (121 sizes instead
-%% of 21), `SIZES=16,4096' (explicit sizes), `ONLY=b64simd,binary:copy'
+%% that `gnuplot Prefix.gp' draws. Environment: `FULL=1' (133 sizes instead
+%% of 23), `SIZES=16,4096' (explicit sizes), `ONLY=b64simd,binary:copy'
 %% (libraries whose label starts with one of these), `B64VERYFAST_EBIN',
 %% `B64RS_EBIN', `B64FAST_EBIN' (peers' ebin directories).
 -spec main([string()]) -> no_return().
