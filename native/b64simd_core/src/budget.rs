@@ -50,6 +50,59 @@ pub enum Work {
     Decode,
 }
 
+/// The codecs beside Base64, whose jobs are charged and sliced as Base64
+/// work of their kind (`Work`) weighed by their speed against it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codec {
+    HexEncode,
+    HexDecode,
+    Base32Encode,
+    Base32Decode,
+}
+
+/// Each codec's weight: how many bytes of Base64 work of its kind one of
+/// its input bytes costs, measured at load (`calibrate_weight`). Until
+/// then, the ratios measured on x86-64 with AVX2 (`bench/README.md`).
+static WEIGHTS: [AtomicUsize; 4] = [
+    AtomicUsize::new(1),
+    AtomicUsize::new(1),
+    AtomicUsize::new(10),
+    AtomicUsize::new(12),
+];
+
+/// The most a weight can be: a byte of the slowest codec on the fastest
+/// Base64 kernel.
+pub const MAX_WEIGHT: usize = 64;
+
+/// What one input byte of `codec` costs, in bytes of Base64 work.
+#[inline]
+pub fn weight(codec: Codec) -> usize {
+    WEIGHTS[codec as usize].load(Ordering::Relaxed)
+}
+
+/// Measures a codec's weight once, at load: `codec(len)` and `base64(len)`
+/// each do their work on `len` input bytes (cache-resident, as most calls
+/// are), and the weight is the ratio of their best times, rounded up.
+pub fn calibrate_weight(codec: Codec, mut run_codec: impl FnMut(), mut run_base64: impl FnMut()) {
+    let best = |run: &mut dyn FnMut()| {
+        run();
+        (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                run();
+                start.elapsed()
+            })
+            .min()
+            .unwrap_or(Duration::ZERO)
+    };
+    let codec_time = best(&mut run_codec).as_nanos();
+    let base64_time = best(&mut run_base64).as_nanos().max(1);
+    let weight = codec_time
+        .div_ceil(base64_time)
+        .clamp(1, MAX_WEIGHT as u128) as usize;
+    WEIGHTS[codec as usize].store(weight, Ordering::Relaxed);
+}
+
 /// Input bytes processed per timeslice, per kind of work: the
 /// active kernel's measured speed. Conservative until calibrated.
 static ENCODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(256 * 1024);

@@ -13,14 +13,18 @@
 //!   decoder, the definition of every verdict, reason and offset;
 //! - `encode`, `decode`: the jobs, plain and wrapped encode, the one decode
 //!   every decode runs (validation and `mime_decode` included);
+//! - `hex`, `base32`: Base16 and Base32, jobs of the same engine over
+//!   kernels of their own crates (const-hex, data-encoding);
 //! - `engine`: a job run within one call or a slice at a time;
 //! - `stream`: both streams' state between pieces, and their jobs.
 
+pub mod base32;
 pub mod budget;
 pub mod decode;
 pub mod encode;
 pub mod engine;
 pub mod error;
+pub mod hex;
 pub mod job;
 pub mod kernel;
 pub mod options;

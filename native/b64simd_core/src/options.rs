@@ -11,6 +11,12 @@
 //! | 4     | -                              | canonical                | -               |
 //! | 5     | line break LF (else CRLF)      | -                        | -               |
 //! | 8-63  | line length (0: no wrapping)   | -                        | -               |
+//!
+//! Base16 and Base32 (`hex_encode`, `hex_decode`, `base32_encode`,
+//! `base32_decode`): bits 0-1 the letter case (0 upper, 1 lower, 2 mixed:
+//! decode only), bit 2 padding (Base32: written, or required), bit 3 the
+//! Base32 alphabet (0 RFC 4648 section 6, 1 the extended hex alphabet of
+//! section 7).
 
 /// Which 64-character alphabet: RFC 4648 section 4 (`+/`) or section 5 (`-_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +79,60 @@ pub enum Kind {
     Decode,
     /// OTP's `mime_decode`: mode and padding only.
     Mime,
+    /// Base16 (OTP's `binary:encode_hex/2`, Elixir's `Base.encode16/2`).
+    HexEncode,
+    /// Base16 decode and validation.
+    HexDecode,
+    /// Base32, either alphabet (Elixir's `Base.encode32/2`).
+    Base32Encode,
+    /// Base32 decode and validation.
+    Base32Decode,
+}
+
+/// The letters Base16 and Base32 write (upper or lower), or take (either
+/// of those, or both mixed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LetterCase {
+    Upper,
+    Lower,
+    /// Decode only.
+    Mixed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HexEncodeOptions {
+    /// `Upper` or `Lower`.
+    pub case: LetterCase,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HexDecodeOptions {
+    pub case: LetterCase,
+}
+
+/// Which 32-character alphabet: RFC 4648 section 6 (`A-Z2-7`) or the
+/// extended hex alphabet of section 7 (`0-9A-V`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base32Alphabet {
+    Standard,
+    Hex,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Base32EncodeOptions {
+    pub alphabet: Base32Alphabet,
+    /// `Upper` or `Lower`.
+    pub case: LetterCase,
+    pub padding: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Base32DecodeOptions {
+    pub alphabet: Base32Alphabet,
+    pub case: LetterCase,
+    /// true: `=` padding is required (Elixir's `padding: true`). false:
+    /// optional, but when present it must be complete and in the right place.
+    pub padding_required: bool,
 }
 
 const MODE: u64 = 0b11;
@@ -81,13 +141,17 @@ const REJECT_WHITESPACE: u64 = 1 << 3;
 const CANONICAL: u64 = 1 << 4;
 const LINE_FEED: u64 = 1 << 5;
 const LINE_LENGTH_SHIFT: u32 = 8;
+const CASE: u64 = 0b11;
+const LOWER: u64 = 1;
+const MIXED: u64 = 2;
+const BASE32_HEX: u64 = 1 << 3;
 
 /// An option a kind of call takes: its name, and each value's name and bits.
 pub type OptionBits = (Kind, &'static str, &'static [(&'static str, u64)]);
 
 /// Each kind of call, each option it takes as flag bits, and each value's
 /// bits. The line length is not a flag: it is the integer above bit 8.
-pub const LAYOUT: [OptionBits; 9] = [
+pub const LAYOUT: [OptionBits; 17] = [
     (Kind::Encode, "mode", &[("standard", 0), ("urlsafe", 1)]),
     (Kind::Encode, "padding", &[("true", PADDING), ("false", 0)]),
     (
@@ -117,7 +181,53 @@ pub const LAYOUT: [OptionBits; 9] = [
         &[("standard", 0), ("urlsafe", 1), ("any", 2)],
     ),
     (Kind::Mime, "padding", &[("true", PADDING), ("false", 0)]),
+    // Base16 takes OTP's `binary:encode_hex/2` words for the case.
+    (
+        Kind::HexEncode,
+        "case",
+        &[("uppercase", 0), ("lowercase", LOWER)],
+    ),
+    (
+        Kind::HexDecode,
+        "case",
+        &[("uppercase", 0), ("lowercase", LOWER), ("mixed", MIXED)],
+    ),
+    (
+        Kind::Base32Encode,
+        "alphabet",
+        &[("standard", 0), ("hex", BASE32_HEX)],
+    ),
+    (
+        Kind::Base32Encode,
+        "case",
+        &[("upper", 0), ("lower", LOWER)],
+    ),
+    (
+        Kind::Base32Encode,
+        "padding",
+        &[("true", PADDING), ("false", 0)],
+    ),
+    (
+        Kind::Base32Decode,
+        "alphabet",
+        &[("standard", 0), ("hex", BASE32_HEX)],
+    ),
+    (
+        Kind::Base32Decode,
+        "case",
+        &[("upper", 0), ("lower", LOWER), ("mixed", MIXED)],
+    ),
+    (
+        Kind::Base32Decode,
+        "padding",
+        &[("true", PADDING), ("false", 0)],
+    ),
 ];
+
+/// The options of `hex_decode/1` and `hex_is_valid/1`: both cases, as OTP's
+/// `binary:decode_hex/1` takes them. (`hex_encode/1`'s, uppercase as OTP's
+/// `binary:encode_hex/1`, are 0.)
+pub const HEX_DECODE_DEFAULT_FLAGS: u64 = MIXED;
 
 /// The options of the NIFs of arity 1: the standard alphabet, padding
 /// written and required; the same integer for every kind.
@@ -147,6 +257,162 @@ fn alphabet(flags: u64, kind: Kind) -> Option<Alphabet> {
         1 => Some(Alphabet::UrlSafe),
         2 if kind != Kind::Encode => Some(Alphabet::Any),
         _ => None,
+    }
+}
+
+/// The case field, if `kind` takes that case (mixed: decode only).
+fn letter_case(flags: u64, decode: bool) -> Option<LetterCase> {
+    match flags & CASE {
+        0 => Some(LetterCase::Upper),
+        LOWER => Some(LetterCase::Lower),
+        MIXED if decode => Some(LetterCase::Mixed),
+        _ => None,
+    }
+}
+
+fn case_bits(case: LetterCase) -> u64 {
+    match case {
+        LetterCase::Upper => 0,
+        LetterCase::Lower => LOWER,
+        LetterCase::Mixed => MIXED,
+    }
+}
+
+/// The flags of `kind` with no bit it does not take.
+fn only(flags: u64, kind: Kind) -> Option<u64> {
+    (flags & !bits_of_kind(kind) == 0).then_some(flags)
+}
+
+fn bits_of_kind(kind: Kind) -> u64 {
+    const HEX_ENCODE: u64 = bits_of(Kind::HexEncode);
+    const HEX_DECODE: u64 = bits_of(Kind::HexDecode);
+    const BASE32_ENCODE: u64 = bits_of(Kind::Base32Encode);
+    const BASE32_DECODE: u64 = bits_of(Kind::Base32Decode);
+    match kind {
+        Kind::HexEncode => HEX_ENCODE,
+        Kind::HexDecode => HEX_DECODE,
+        Kind::Base32Encode => BASE32_ENCODE,
+        Kind::Base32Decode => BASE32_DECODE,
+        Kind::Encode | Kind::Decode | Kind::Mime => bits_of(kind),
+    }
+}
+
+fn base32_alphabet(flags: u64) -> Base32Alphabet {
+    match flags & BASE32_HEX {
+        0 => Base32Alphabet::Standard,
+        _ => Base32Alphabet::Hex,
+    }
+}
+
+fn base32_alphabet_bits(alphabet: Base32Alphabet) -> u64 {
+    match alphabet {
+        Base32Alphabet::Standard => 0,
+        Base32Alphabet::Hex => BASE32_HEX,
+    }
+}
+
+fn padding_bit(padding: bool) -> u64 {
+    if padding {
+        PADDING
+    } else {
+        0
+    }
+}
+
+impl HexEncodeOptions {
+    pub const DEFAULT: HexEncodeOptions = HexEncodeOptions {
+        case: LetterCase::Upper,
+    };
+
+    pub fn from_flags(flags: u64) -> Option<HexEncodeOptions> {
+        let flags = only(flags, Kind::HexEncode)?;
+        Some(HexEncodeOptions {
+            case: letter_case(flags, false)?,
+        })
+    }
+
+    pub fn to_flags(self) -> u64 {
+        case_bits(self.case)
+    }
+}
+
+impl HexDecodeOptions {
+    /// OTP's `binary:decode_hex/1`: both cases.
+    pub const DEFAULT: HexDecodeOptions = HexDecodeOptions {
+        case: LetterCase::Mixed,
+    };
+
+    pub fn from_flags(flags: u64) -> Option<HexDecodeOptions> {
+        let flags = only(flags, Kind::HexDecode)?;
+        Some(HexDecodeOptions {
+            case: letter_case(flags, true)?,
+        })
+    }
+
+    pub fn to_flags(self) -> u64 {
+        case_bits(self.case)
+    }
+}
+
+impl Base32EncodeOptions {
+    pub const DEFAULT: Base32EncodeOptions = Base32EncodeOptions {
+        alphabet: Base32Alphabet::Standard,
+        case: LetterCase::Upper,
+        padding: true,
+    };
+
+    pub fn from_flags(flags: u64) -> Option<Base32EncodeOptions> {
+        let flags = only(flags, Kind::Base32Encode)?;
+        Some(Base32EncodeOptions {
+            alphabet: base32_alphabet(flags),
+            case: letter_case(flags, false)?,
+            padding: flags & PADDING != 0,
+        })
+    }
+
+    pub fn to_flags(self) -> u64 {
+        base32_alphabet_bits(self.alphabet) | case_bits(self.case) | padding_bit(self.padding)
+    }
+}
+
+impl Base32DecodeOptions {
+    pub const DEFAULT: Base32DecodeOptions = Base32DecodeOptions {
+        alphabet: Base32Alphabet::Standard,
+        case: LetterCase::Upper,
+        padding_required: true,
+    };
+
+    pub fn from_flags(flags: u64) -> Option<Base32DecodeOptions> {
+        let flags = only(flags, Kind::Base32Decode)?;
+        Some(Base32DecodeOptions {
+            alphabet: base32_alphabet(flags),
+            case: letter_case(flags, true)?,
+            padding_required: flags & PADDING != 0,
+        })
+    }
+
+    pub fn to_flags(self) -> u64 {
+        base32_alphabet_bits(self.alphabet)
+            | case_bits(self.case)
+            | padding_bit(self.padding_required)
+    }
+
+    /// Every combination of the decode options (18), for exhaustive tests
+    /// and the fuzzer.
+    pub fn all() -> Vec<Base32DecodeOptions> {
+        let mut all = Vec::with_capacity(18);
+        for alphabet in [Base32Alphabet::Standard, Base32Alphabet::Hex] {
+            for case in [LetterCase::Upper, LetterCase::Lower, LetterCase::Mixed] {
+                for padding_required in [true, false] {
+                    all.push(Base32DecodeOptions {
+                        alphabet,
+                        case,
+                        padding_required,
+                    });
+                }
+            }
+        }
+        all
     }
 }
 
@@ -311,6 +577,64 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn base16_and_base32_flags_round_trip() {
+        for case in [LetterCase::Upper, LetterCase::Lower] {
+            let opts = HexEncodeOptions { case };
+            assert_eq!(HexEncodeOptions::from_flags(opts.to_flags()), Some(opts));
+        }
+        for case in [LetterCase::Upper, LetterCase::Lower, LetterCase::Mixed] {
+            let opts = HexDecodeOptions { case };
+            assert_eq!(HexDecodeOptions::from_flags(opts.to_flags()), Some(opts));
+        }
+        for opts in Base32DecodeOptions::all() {
+            assert_eq!(Base32DecodeOptions::from_flags(opts.to_flags()), Some(opts));
+            if opts.case != LetterCase::Mixed {
+                let encode = Base32EncodeOptions {
+                    alphabet: opts.alphabet,
+                    case: opts.case,
+                    padding: opts.padding_required,
+                };
+                assert_eq!(
+                    Base32EncodeOptions::from_flags(encode.to_flags()),
+                    Some(encode)
+                );
+            }
+        }
+        assert_eq!(
+            HexEncodeOptions::from_flags(0),
+            Some(HexEncodeOptions::DEFAULT)
+        );
+        assert_eq!(
+            HexDecodeOptions::from_flags(HEX_DECODE_DEFAULT_FLAGS),
+            Some(HexDecodeOptions::DEFAULT)
+        );
+        assert_eq!(
+            Base32EncodeOptions::from_flags(DEFAULT_FLAGS),
+            Some(Base32EncodeOptions::DEFAULT)
+        );
+        assert_eq!(
+            Base32DecodeOptions::from_flags(DEFAULT_FLAGS),
+            Some(Base32DecodeOptions::DEFAULT)
+        );
+    }
+
+    #[test]
+    fn base16_and_base32_take_only_their_bits() {
+        assert_eq!(
+            HexEncodeOptions::from_flags(MIXED),
+            None,
+            "encode is never mixed"
+        );
+        assert_eq!(HexEncodeOptions::from_flags(PADDING), None);
+        assert_eq!(HexDecodeOptions::from_flags(3), None);
+        assert_eq!(HexDecodeOptions::from_flags(BASE32_HEX), None);
+        assert_eq!(Base32EncodeOptions::from_flags(MIXED), None);
+        assert_eq!(Base32DecodeOptions::from_flags(3), None);
+        assert_eq!(Base32DecodeOptions::from_flags(CANONICAL), None);
+        assert_eq!(Base32DecodeOptions::from_flags(1 << 8), None);
     }
 
     #[test]

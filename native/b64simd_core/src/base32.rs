@@ -1,0 +1,553 @@
+//! Base32 (RFC 4648 section 6, and the extended hex alphabet of section 7)
+//! with Elixir `Base`'s options: the letter case written or taken, and
+//! padding written, required or optional. The kernels are the
+//! `data-encoding` crate's (no SIMD Base32 crate with run-time dispatch is
+//! published); they decode without padding and, as `Base` does, without
+//! checking the unused bits of the last character. Padding, the final
+//! group and every reason and offset are ours, defined here:
+//!
+//! - whole groups of 8 characters before the last group: a byte outside the
+//!   alphabet is `InvalidCharacter` at its offset, a `=` there `BadPadding`
+//!   (padding followed by more text);
+//! - the last group (1 to 8 characters): a byte outside the alphabet and
+//!   `=` is `InvalidCharacter`; padding (`=` up to the end) must follow 2,
+//!   4, 5 or 7 characters and fill the group to 8, else `BadPadding` at the
+//!   first `=`; without padding, 1, 3 or 6 characters are `Incomplete` at
+//!   the group's first byte (no data encodes to them), and fewer than 8
+//!   are `MissingPadding` when padding is required.
+
+use crate::budget::{self, Work};
+use crate::error::DecodeError;
+use crate::job::{Cost, Job, Step};
+use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, LetterCase};
+use data_encoding::{Encoding, Specification};
+use std::sync::OnceLock;
+
+const STANDARD: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const HEX: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
+
+/// Input bytes of a whole group and the characters they encode to.
+const GROUP_BYTES: usize = 5;
+const GROUP_CHARS: usize = 8;
+
+/// Characters of a final group without padding, by its bytes (0 to 4).
+const PARTIAL_CHARS: [usize; 5] = [0, 2, 4, 5, 7];
+
+/// data-encoding's encoding for an alphabet and a case: no padding, the
+/// unused bits of the last character unchecked (as Elixir's `Base`), and
+/// for a mixed case, lower-case letters translated to upper-case ones.
+fn encoding(alphabet: Base32Alphabet, case: LetterCase) -> &'static Encoding {
+    static ENCODINGS: [[OnceLock<Encoding>; 3]; 2] = [
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+    ];
+    let (row, symbols) = match alphabet {
+        Base32Alphabet::Standard => (0, STANDARD),
+        Base32Alphabet::Hex => (1, HEX),
+    };
+    let column = match case {
+        LetterCase::Upper => 0,
+        LetterCase::Lower => 1,
+        LetterCase::Mixed => 2,
+    };
+    ENCODINGS[row][column].get_or_init(|| {
+        let mut spec = Specification::new();
+        spec.check_trailing_bits = false;
+        if case == LetterCase::Lower {
+            spec.symbols.push_str(&symbols.to_ascii_lowercase());
+        } else {
+            spec.symbols.push_str(symbols);
+        }
+        if case == LetterCase::Mixed {
+            let letters: String = symbols.chars().filter(char::is_ascii_uppercase).collect();
+            spec.translate.from.push_str(&letters.to_ascii_lowercase());
+            spec.translate.to.push_str(&letters);
+        }
+        spec.encoding()
+            .expect("a 32-symbol alphabet without padding is a valid specification")
+    })
+}
+
+/// The value of `byte` in the alphabet and case, if it is one of its
+/// characters.
+#[inline]
+pub fn symbol(byte: u8, alphabet: Base32Alphabet, case: LetterCase) -> Option<u8> {
+    let upper = match byte {
+        b'a'..=b'z' if case != LetterCase::Upper => byte - 32,
+        b'A'..=b'Z' if case != LetterCase::Lower => byte,
+        b'a'..=b'z' | b'A'..=b'Z' => return None,
+        _ => byte,
+    };
+    match (alphabet, upper) {
+        (Base32Alphabet::Standard, b'A'..=b'Z') => Some(upper - b'A'),
+        (Base32Alphabet::Standard, b'2'..=b'7') => Some(upper - b'2' + 26),
+        (Base32Alphabet::Hex, b'0'..=b'9') => Some(upper - b'0'),
+        (Base32Alphabet::Hex, b'A'..=b'V') => Some(upper - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// The length of the encoding of `len` bytes, or `None` if it overflows.
+pub fn encoded_len(len: usize, padding: bool) -> Option<usize> {
+    let whole = (len / GROUP_BYTES).checked_mul(GROUP_CHARS)?;
+    let rest = len % GROUP_BYTES;
+    match rest {
+        0 => Some(whole),
+        _ if padding => whole.checked_add(GROUP_CHARS),
+        _ => whole.checked_add(PARTIAL_CHARS[rest]),
+    }
+}
+
+/// Encode: steps of whole 5-byte groups, so no step but the last writes a
+/// partial group, and the padding after it.
+#[derive(Clone, Debug)]
+pub struct Base32EncodeJob {
+    opts: Base32EncodeOptions,
+    in_pos: usize,
+    out_pos: usize,
+}
+
+impl Base32EncodeJob {
+    pub fn new(opts: Base32EncodeOptions) -> Base32EncodeJob {
+        Base32EncodeJob {
+            opts,
+            in_pos: 0,
+            out_pos: 0,
+        }
+    }
+
+    pub fn output_len(&self, len: usize) -> Option<usize> {
+        encoded_len(len, self.opts.padding)
+    }
+}
+
+impl Job for Base32EncodeJob {
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let remaining = input.len() - self.in_pos;
+        let take = if remaining <= max_input.max(GROUP_BYTES) {
+            remaining
+        } else {
+            (max_input / GROUP_BYTES).max(1) * GROUP_BYTES
+        };
+        let piece = &input[self.in_pos..self.in_pos + take];
+        let encoding = encoding(self.opts.alphabet, self.opts.case);
+        let len = encoding.encode_len(take);
+        encoding.encode_mut(piece, &mut output[self.out_pos..self.out_pos + len]);
+        self.in_pos += take;
+        self.out_pos += len;
+        if self.in_pos < input.len() {
+            return Step::More;
+        }
+        // The padding: `output` is exactly as long as the padded text.
+        output[self.out_pos..].fill(b'=');
+        Step::Done(output.len())
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Encode,
+            weight: budget::weight(budget::Codec::Base32Encode),
+        }
+    }
+}
+
+/// Decode, or validation (`validating`): the whole groups before the last
+/// in steps, then the last group by the rules above.
+#[derive(Clone, Debug)]
+pub struct Base32DecodeJob {
+    opts: Base32DecodeOptions,
+    in_pos: usize,
+    /// Where the last group begins: every group before it is whole.
+    last_group: usize,
+    /// The bytes the input decodes to, if it is valid.
+    bound: usize,
+    validate: bool,
+}
+
+/// The scratch a validation writes each step into.
+pub const VALIDATION_SCRATCH: usize = 10 * 1024;
+
+impl Base32DecodeJob {
+    pub fn new(input: &[u8], opts: Base32DecodeOptions) -> Base32DecodeJob {
+        let last_group = input.len().saturating_sub(1) / GROUP_CHARS * GROUP_CHARS;
+        let tail = &input[last_group..];
+        let characters = tail.iter().position(|&b| b == b'=').unwrap_or(tail.len());
+        let tail_bytes = characters * 5 / 8;
+        Base32DecodeJob {
+            opts,
+            in_pos: 0,
+            last_group,
+            bound: last_group / GROUP_CHARS * GROUP_BYTES + tail_bytes,
+            validate: false,
+        }
+    }
+
+    /// A decode that gives the verdict only: `Done(0)` for valid input; its
+    /// output buffer is scratch (`VALIDATION_SCRATCH` bytes, fewer in tests,
+    /// but at least 5).
+    pub fn validating(input: &[u8], opts: Base32DecodeOptions) -> Base32DecodeJob {
+        Base32DecodeJob {
+            validate: true,
+            ..Base32DecodeJob::new(input, opts)
+        }
+    }
+
+    pub fn validates(&self) -> bool {
+        self.validate
+    }
+
+    /// The output buffer this decode needs: exact for valid input.
+    pub fn output_len(&self) -> usize {
+        self.bound
+    }
+
+    /// Where this step's bytes go, `len` of them.
+    fn target<'o>(&self, output: &'o mut [u8], len: usize) -> &'o mut [u8] {
+        if self.validate {
+            &mut output[..len]
+        } else {
+            let at = self.in_pos / GROUP_CHARS * GROUP_BYTES;
+            &mut output[at..at + len]
+        }
+    }
+
+    /// Whole groups from `in_pos` up to `end`, as many as the target takes
+    /// at a time.
+    fn groups(&mut self, input: &[u8], output: &mut [u8], end: usize) -> Result<(), DecodeError> {
+        let encoding = encoding(self.opts.alphabet, self.opts.case);
+        let most = if self.validate {
+            (output.len() / GROUP_BYTES).max(1) * GROUP_CHARS
+        } else {
+            usize::MAX
+        };
+        while self.in_pos < end {
+            let piece_end = end.min(self.in_pos.saturating_add(most));
+            let piece = &input[self.in_pos..piece_end];
+            let len = piece.len() / GROUP_CHARS * GROUP_BYTES;
+            if encoding
+                .decode_mut(piece, self.target(output, len))
+                .is_err()
+            {
+                let error =
+                    locate_in_groups(piece, self.opts).unwrap_or(DecodeError::InvalidCharacter(0));
+                return Err(error.shifted(self.in_pos));
+            }
+            self.in_pos = piece_end;
+        }
+        Ok(())
+    }
+
+    /// The last group, by the rules above.
+    fn last(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize, DecodeError> {
+        let group = &input[self.last_group..];
+        let characters =
+            check_last_group(group, self.opts).map_err(|e| e.shifted(self.last_group))?;
+        let len = characters * 5 / 8;
+        let encoding = encoding(self.opts.alphabet, self.opts.case);
+        if encoding
+            .decode_mut(&group[..characters], self.target(output, len))
+            .is_err()
+        {
+            // The characters were checked: data-encoding agrees on them.
+            return Err(DecodeError::InvalidCharacter(self.last_group));
+        }
+        self.in_pos = input.len();
+        Ok(if self.validate { 0 } else { self.bound })
+    }
+}
+
+impl Job for Base32DecodeJob {
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let budget = (max_input / GROUP_CHARS).max(1) * GROUP_CHARS;
+        let end = self.last_group.min(self.in_pos.saturating_add(budget));
+        if let Err(error) = self.groups(input, output, end) {
+            return Step::Failed(error);
+        }
+        if self.in_pos < self.last_group {
+            return Step::More;
+        }
+        self.last(input, output).into()
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Decode,
+            weight: budget::weight(budget::Codec::Base32Decode),
+        }
+    }
+}
+
+/// The first error in whole groups that are not the last: a byte outside
+/// the alphabet, `=` among them being padding with text after it.
+fn locate_in_groups(groups: &[u8], opts: Base32DecodeOptions) -> Option<DecodeError> {
+    let at = groups
+        .iter()
+        .position(|&b| symbol(b, opts.alphabet, opts.case).is_none())?;
+    Some(match groups[at] {
+        b'=' => DecodeError::BadPadding(at),
+        _ => DecodeError::InvalidCharacter(at),
+    })
+}
+
+/// The last group's characters before its padding, or its first error
+/// (offsets into the group).
+fn check_last_group(group: &[u8], opts: Base32DecodeOptions) -> Result<usize, DecodeError> {
+    if let Some(at) = group
+        .iter()
+        .position(|&b| b != b'=' && symbol(b, opts.alphabet, opts.case).is_none())
+    {
+        return Err(DecodeError::InvalidCharacter(at));
+    }
+    match group.iter().position(|&b| b == b'=') {
+        Some(first) => {
+            let padded = group.len() == GROUP_CHARS
+                && group[first..].iter().all(|&b| b == b'=')
+                && PARTIAL_CHARS[1..].contains(&first);
+            if padded {
+                Ok(first)
+            } else {
+                Err(DecodeError::BadPadding(first))
+            }
+        }
+        None if group.len() == GROUP_CHARS || group.is_empty() => Ok(group.len()),
+        None if !PARTIAL_CHARS.contains(&group.len()) => Err(DecodeError::Incomplete(0)),
+        None if opts.padding_required => Err(DecodeError::MissingPadding),
+        None => Ok(group.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Rng;
+
+    /// The obvious encoder: 5 bits at a time, most significant first.
+    fn reference_encode(data: &[u8], opts: Base32EncodeOptions) -> Vec<u8> {
+        let symbols = match opts.alphabet {
+            Base32Alphabet::Standard => STANDARD,
+            Base32Alphabet::Hex => HEX,
+        };
+        let symbols = match opts.case {
+            LetterCase::Lower => symbols.to_ascii_lowercase(),
+            _ => symbols.to_string(),
+        };
+        let symbols = symbols.as_bytes();
+        let mut out = vec![];
+        for group in data.chunks(5) {
+            let mut block = [0u8; 5];
+            block[..group.len()].copy_from_slice(group);
+            let bits = block.iter().fold(0u64, |acc, &b| acc << 8 | b as u64);
+            let chars = PARTIAL_CHARS.get(group.len()).copied().unwrap_or(8);
+            let chars = if group.len() == 5 { 8 } else { chars };
+            for i in 0..chars {
+                out.push(symbols[(bits >> (35 - 5 * i) & 31) as usize]);
+            }
+            if opts.padding {
+                out.resize(out.len() + 8 - chars, b'=');
+            }
+        }
+        out
+    }
+
+    /// The obvious decoder over the rules above: the text's groups, each
+    /// checked and its bits taken 5 at a time.
+    fn reference_decode(text: &[u8], opts: Base32DecodeOptions) -> Result<Vec<u8>, DecodeError> {
+        let last = text.len().saturating_sub(1) / 8 * 8;
+        if let Some(error) = locate_in_groups(&text[..last], opts) {
+            return Err(error);
+        }
+        let characters = check_last_group(&text[last..], opts).map_err(|e| e.shifted(last))?;
+        let data = &text[..last + characters];
+        let mut out = vec![];
+        let (mut acc, mut bits) = (0u32, 0);
+        for &b in data {
+            acc = acc << 5 | symbol(b, opts.alphabet, opts.case).unwrap() as u32;
+            bits += 5;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+                acc &= (1 << bits) - 1;
+            }
+        }
+        Ok(out)
+    }
+
+    fn encode(data: &[u8], opts: Base32EncodeOptions, slice: usize) -> Vec<u8> {
+        let mut job = Base32EncodeJob::new(opts);
+        let mut out = vec![0u8; job.output_len(data.len()).unwrap()];
+        assert_eq!(job.run_to_end(data, &mut out, slice), Ok(out.len()));
+        out
+    }
+
+    fn decode(
+        text: &[u8],
+        opts: Base32DecodeOptions,
+        slice: usize,
+    ) -> Result<Vec<u8>, DecodeError> {
+        let mut job = Base32DecodeJob::new(text, opts);
+        let mut out = vec![0u8; job.output_len()];
+        let decoded = job
+            .run_to_end(text, &mut out, slice)
+            .map(|n| out[..n].to_vec());
+        let mut scratch = [0u8; 7];
+        let valid = Base32DecodeJob::validating(text, opts).run_to_end(text, &mut scratch, slice);
+        assert_eq!(
+            valid.map(|_| ()),
+            decoded.as_ref().map(|_| ()).map_err(|e| *e)
+        );
+        decoded
+    }
+
+    fn encode_options() -> Vec<Base32EncodeOptions> {
+        Base32DecodeOptions::all()
+            .into_iter()
+            .filter(|o| o.case != LetterCase::Mixed)
+            .map(|o| Base32EncodeOptions {
+                alphabet: o.alphabet,
+                case: o.case,
+                padding: o.padding_required,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rfc_4648_vectors() {
+        let vectors: [(&[u8], &[u8], &[u8]); 7] = [
+            (b"", b"", b""),
+            (b"f", b"MY======", b"CO======"),
+            (b"fo", b"MZXQ====", b"CPNG===="),
+            (b"foo", b"MZXW6===", b"CPNMU==="),
+            (b"foob", b"MZXW6YQ=", b"CPNMUOG="),
+            (b"fooba", b"MZXW6YTB", b"CPNMUOJ1"),
+            (b"foobar", b"MZXW6YTBOI======", b"CPNMUOJ1E8======"),
+        ];
+        for (data, standard, hex) in vectors {
+            let opts = Base32EncodeOptions::DEFAULT;
+            assert_eq!(encode(data, opts, usize::MAX), standard);
+            let hex_opts = Base32EncodeOptions {
+                alphabet: Base32Alphabet::Hex,
+                ..opts
+            };
+            assert_eq!(encode(data, hex_opts, 5), hex);
+            let decode_opts = Base32DecodeOptions::DEFAULT;
+            assert_eq!(decode(standard, decode_opts, 8), Ok(data.to_vec()));
+        }
+    }
+
+    #[test]
+    fn reasons_and_offsets() {
+        use DecodeError::*;
+        let required = Base32DecodeOptions::DEFAULT;
+        let optional = Base32DecodeOptions {
+            padding_required: false,
+            ..required
+        };
+        type Case<'a> = (&'a [u8], Base32DecodeOptions, Result<Vec<u8>, DecodeError>);
+        let cases: [Case; 13] = [
+            (b"MY", required, Err(MissingPadding)),
+            (b"MY", optional, Ok(b"f".to_vec())),
+            (b"MY======", optional, Ok(b"f".to_vec())),
+            (b"MZX", optional, Err(Incomplete(0))),
+            (b"MZXW6YTBM", optional, Err(Incomplete(8))),
+            (b"MY==", optional, Err(BadPadding(2))),
+            (b"MY======MY======", required, Err(BadPadding(2))),
+            (b"MZX=====", required, Err(BadPadding(3))),
+            (b"MY=A====", required, Err(BadPadding(2))),
+            (b"MY1=====", required, Err(InvalidCharacter(2))),
+            (b"my======", required, Err(InvalidCharacter(0))),
+            (b"========", required, Err(BadPadding(0))),
+            // Unused bits are not checked, as in Elixir's `Base`.
+            (b"MZ======", required, Ok(b"f".to_vec())),
+        ];
+        for (text, opts, expected) in cases {
+            assert_eq!(decode(text, opts, usize::MAX), expected, "{text:?}");
+        }
+        let mixed = Base32DecodeOptions {
+            case: LetterCase::Mixed,
+            ..required
+        };
+        assert_eq!(decode(b"mZxW6yTb", mixed, 8), Ok(b"fooba".to_vec()));
+        let hex_mixed = Base32DecodeOptions {
+            alphabet: Base32Alphabet::Hex,
+            ..mixed
+        };
+        assert_eq!(decode(b"cpnmuoj1", hex_mixed, 8), Ok(b"fooba".to_vec()));
+        assert_eq!(decode(b"cpnmuow1", hex_mixed, 8), Err(InvalidCharacter(6)));
+    }
+
+    #[test]
+    fn every_length_option_and_slice_against_the_reference() {
+        let mut rng = Rng(0x5EED_0032);
+        for len in 0..200 {
+            let data = rng.bytes(len);
+            for opts in encode_options() {
+                let text = reference_encode(&data, opts);
+                for slice in [1, 5, 8, 13, 64, usize::MAX] {
+                    assert_eq!(encode(&data, opts, slice), text, "len {len} {opts:?}");
+                }
+                for decode_opts in Base32DecodeOptions::all() {
+                    for slice in [1, 16, usize::MAX] {
+                        assert_eq!(
+                            decode(&text, decode_opts, slice),
+                            reference_decode(&text, decode_opts),
+                            "len {len} {decode_opts:?} slice {slice}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every byte value at every position of texts of up to 24 characters
+    /// (three groups, padded and not), under every option set.
+    #[test]
+    fn every_byte_everywhere() {
+        let mut rng = Rng(0x5EED_0033);
+        for len in 0..15 {
+            for padding in [true, false] {
+                let opts = Base32EncodeOptions {
+                    padding,
+                    ..Base32EncodeOptions::DEFAULT
+                };
+                let mut text = reference_encode(&rng.bytes(len), opts);
+                for at in 0..text.len() {
+                    let original = text[at];
+                    for byte in 0..=255u8 {
+                        text[at] = byte;
+                        for opts in Base32DecodeOptions::all() {
+                            assert_eq!(
+                                decode(&text, opts, [8, usize::MAX][byte as usize % 2]),
+                                reference_decode(&text, opts),
+                                "{text:?} {opts:?}"
+                            );
+                        }
+                    }
+                    text[at] = original;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_long_inputs() {
+        let mut rng = Rng(0x5EED_0034);
+        for _ in 0..10 {
+            let len = (rng.next() % (1 << 19)) as usize;
+            let data = rng.bytes(len);
+            let opts = Base32EncodeOptions::DEFAULT;
+            let text = reference_encode(&data, opts);
+            assert_eq!(encode(&data, opts, 65_536), text);
+            let decode_opts = Base32DecodeOptions::DEFAULT;
+            assert_eq!(decode(&text, decode_opts, 40_000), Ok(data));
+            if text.len() > 16 {
+                let mut bad = text.clone();
+                let at = rng.next() as usize % (text.len() - 16);
+                bad[at] = b'1';
+                assert_eq!(
+                    decode(&bad, decode_opts, 4096),
+                    Err(DecodeError::InvalidCharacter(at))
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! Base16 (RFC 4648 section 8): OTP's `binary:encode_hex/1,2` and
+//! `decode_hex/1`, Elixir's `Base.encode16/2` and `decode16/2`, as jobs of
+//! the same engine as Base64. The kernels are const-hex's, which picks
+//! AVX2, SSSE3 or its portable code at run time on x86-64 and NEON on
+//! aarch64; its `force-generic` feature (our `hex-generic`) builds the
+//! portable code alone, for the tests.
+//!
+//! What a decode accepts and every reason and offset are defined here, by
+//! `locate`: read left to right, the first byte outside the alphabet of the
+//! case asked for is `InvalidCharacter` at its offset; else a dangling last
+//! character (odd length) is `Incomplete` at its offset. const-hex takes
+//! both cases, so a one-case decode also checks the case of what it
+//! decoded; and it strips a `0x` prefix when the output has room for it
+//! only, which ours never has (`prefix_is_a_character` holds it to that).
+
+use crate::budget::{self, Work};
+use crate::error::DecodeError;
+use crate::job::{Cost, Job, Step};
+use crate::options::{HexDecodeOptions, HexEncodeOptions, LetterCase};
+
+/// Encode: every step whole bytes, written at twice their offset.
+#[derive(Clone, Debug)]
+pub struct HexEncodeJob {
+    upper: bool,
+    in_pos: usize,
+}
+
+impl HexEncodeJob {
+    pub fn new(opts: HexEncodeOptions) -> HexEncodeJob {
+        HexEncodeJob {
+            upper: opts.case != LetterCase::Lower,
+            in_pos: 0,
+        }
+    }
+
+    /// The output an encode of `len` bytes needs, or `None` if that
+    /// overflows.
+    pub fn output_len(len: usize) -> Option<usize> {
+        len.checked_mul(2)
+    }
+}
+
+impl Job for HexEncodeJob {
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let take = (input.len() - self.in_pos).min(max_input.max(1));
+        let piece = &input[self.in_pos..self.in_pos + take];
+        let target = &mut output[2 * self.in_pos..2 * (self.in_pos + take)];
+        // The lengths agree, const-hex's only condition.
+        let _ = if self.upper {
+            const_hex::encode_to_slice_upper(piece, target)
+        } else {
+            const_hex::encode_to_slice(piece, target)
+        };
+        self.in_pos += take;
+        if self.in_pos == input.len() {
+            Step::Done(2 * input.len())
+        } else {
+            Step::More
+        }
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Encode,
+            weight: budget::weight(budget::Codec::HexEncode),
+        }
+    }
+}
+
+/// Decode, or validation (`validating`): whole pairs of characters a step,
+/// then the end's rule (`Incomplete` for a dangling character).
+#[derive(Clone, Debug)]
+pub struct HexDecodeJob {
+    case: LetterCase,
+    in_pos: usize,
+    /// Only the verdict: nothing is written.
+    validate: bool,
+}
+
+impl HexDecodeJob {
+    pub fn new(opts: HexDecodeOptions) -> HexDecodeJob {
+        HexDecodeJob {
+            case: opts.case,
+            in_pos: 0,
+            validate: false,
+        }
+    }
+
+    /// A decode that writes nothing and gives the verdict: `Done(0)` for
+    /// valid input. Its output buffer may be empty.
+    pub fn validating(opts: HexDecodeOptions) -> HexDecodeJob {
+        HexDecodeJob {
+            validate: true,
+            ..HexDecodeJob::new(opts)
+        }
+    }
+
+    /// Whether this is a validation, whose output is nothing.
+    pub fn validates(&self) -> bool {
+        self.validate
+    }
+
+    /// The output buffer a decode of `len` characters needs (exact for
+    /// valid input).
+    pub fn output_len(len: usize) -> usize {
+        len / 2
+    }
+}
+
+impl Job for HexDecodeJob {
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        let pairs_end = input.len() & !1;
+        let take = (pairs_end - self.in_pos).min(max_input.max(2) & !1);
+        let piece = &input[self.in_pos..self.in_pos + take];
+        let ok = if self.validate {
+            const_hex::check_raw(piece)
+        } else {
+            let target = &mut output[self.in_pos / 2..(self.in_pos + take) / 2];
+            const_hex::decode_to_slice(piece, target).is_ok()
+        };
+        if !ok || !case_is(piece, self.case) {
+            let error = locate(piece, self.case).unwrap_or(DecodeError::InvalidCharacter(0));
+            return Step::Failed(error.shifted(self.in_pos));
+        }
+        self.in_pos += take;
+        if self.in_pos < pairs_end {
+            return Step::More;
+        }
+        match locate(&input[pairs_end..], self.case) {
+            Some(error) => Step::Failed(error.shifted(pairs_end)),
+            None if self.validate => Step::Done(0),
+            None => Step::Done(pairs_end / 2),
+        }
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            work: Work::Decode,
+            weight: budget::weight(budget::Codec::HexDecode),
+        }
+    }
+}
+
+/// Whether `byte` is a digit of the alphabet `case` takes.
+#[inline]
+pub fn is_digit(byte: u8, case: LetterCase) -> bool {
+    match byte {
+        b'0'..=b'9' => true,
+        b'A'..=b'F' => case != LetterCase::Lower,
+        b'a'..=b'f' => case != LetterCase::Upper,
+        _ => false,
+    }
+}
+
+/// Whether hex digits (of either case) are all of `case`: one pass the
+/// compiler vectorises, as the letters of the other case are a range of
+/// bytes among the digits (`a-f` the only bytes from 0x61, `A-F` the only
+/// ones from 0x41 to 0x46).
+fn case_is(digits: &[u8], case: LetterCase) -> bool {
+    match case {
+        LetterCase::Mixed => true,
+        LetterCase::Upper => digits.iter().fold(0u8, |max, &b| max.max(b)) < b'a',
+        LetterCase::Lower => !digits
+            .iter()
+            .fold(false, |seen, &b| seen | (b.wrapping_sub(b'A') < 6)),
+    }
+}
+
+/// The first error of `text` read as a whole input: a byte outside the
+/// alphabet, else a dangling last character; `None` for valid text. The
+/// definition of every reason and offset.
+pub fn locate(text: &[u8], case: LetterCase) -> Option<DecodeError> {
+    if let Some(at) = text.iter().position(|&b| !is_digit(b, case)) {
+        return Some(DecodeError::InvalidCharacter(at));
+    }
+    (text.len() % 2 == 1).then(|| DecodeError::Incomplete(text.len() - 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Rng;
+
+    const CASES: [LetterCase; 3] = [LetterCase::Upper, LetterCase::Lower, LetterCase::Mixed];
+
+    /// The obvious encoder: a table lookup a nibble at a time.
+    fn reference_encode(data: &[u8], upper: bool) -> Vec<u8> {
+        let digits: &[u8; 16] = if upper {
+            b"0123456789ABCDEF"
+        } else {
+            b"0123456789abcdef"
+        };
+        data.iter()
+            .flat_map(|&b| [digits[(b >> 4) as usize], digits[(b & 15) as usize]])
+            .collect()
+    }
+
+    /// The obvious decoder, with `locate`'s reasons.
+    fn reference_decode(text: &[u8], case: LetterCase) -> Result<Vec<u8>, DecodeError> {
+        if let Some(error) = locate(text, case) {
+            return Err(error);
+        }
+        let nibble = |b: u8| (b as char).to_digit(16).unwrap() as u8;
+        Ok(text
+            .chunks(2)
+            .map(|p| nibble(p[0]) << 4 | nibble(p[1]))
+            .collect())
+    }
+
+    fn encode(data: &[u8], upper: bool, slice: usize) -> Vec<u8> {
+        let case = if upper {
+            LetterCase::Upper
+        } else {
+            LetterCase::Lower
+        };
+        let mut job = HexEncodeJob::new(HexEncodeOptions { case });
+        let mut out = vec![0u8; HexEncodeJob::output_len(data.len()).unwrap()];
+        assert_eq!(job.run_to_end(data, &mut out, slice), Ok(out.len()));
+        out
+    }
+
+    fn decode(text: &[u8], case: LetterCase, slice: usize) -> Result<Vec<u8>, DecodeError> {
+        let opts = HexDecodeOptions { case };
+        let mut out = vec![0u8; HexDecodeJob::output_len(text.len())];
+        let decoded = HexDecodeJob::new(opts)
+            .run_to_end(text, &mut out, slice)
+            .map(|n| out[..n].to_vec());
+        let valid = HexDecodeJob::validating(opts).run_to_end(text, &mut [], slice);
+        assert_eq!(
+            valid.map(|_| ()),
+            decoded.as_ref().map(|_| ()).map_err(|e| *e)
+        );
+        decoded
+    }
+
+    #[test]
+    fn known_answers() {
+        assert_eq!(encode(b"foobar", true, usize::MAX), b"666F6F626172");
+        assert_eq!(encode(b"\x01\xAB\xff", false, usize::MAX), b"01abff");
+        assert_eq!(
+            decode(b"666f6F626172", LetterCase::Mixed, 9),
+            Ok(b"foobar".to_vec())
+        );
+        assert_eq!(decode(b"", LetterCase::Upper, 1), Ok(vec![]));
+        assert_eq!(
+            decode(b"666f", LetterCase::Upper, usize::MAX),
+            Err(DecodeError::InvalidCharacter(3))
+        );
+        assert_eq!(
+            decode(b"666F", LetterCase::Lower, usize::MAX),
+            Err(DecodeError::InvalidCharacter(3))
+        );
+        assert_eq!(
+            decode(b"666", LetterCase::Mixed, usize::MAX),
+            Err(DecodeError::Incomplete(2))
+        );
+        assert_eq!(
+            decode(b"66G", LetterCase::Mixed, usize::MAX),
+            Err(DecodeError::InvalidCharacter(2))
+        );
+        assert_eq!(
+            decode(b"6G6", LetterCase::Mixed, usize::MAX),
+            Err(DecodeError::InvalidCharacter(1))
+        );
+    }
+
+    /// const-hex strips a `0x` prefix where the output has room for the
+    /// rest only; ours is always half the input, so `x` is a character.
+    #[test]
+    fn prefix_is_a_character() {
+        for text in [&b"0x12"[..], b"0X12", b"0x", b"120x12"] {
+            for case in CASES {
+                let x = text.iter().position(|&b| b == b'x' || b == b'X');
+                assert_eq!(
+                    decode(text, case, usize::MAX),
+                    Err(DecodeError::InvalidCharacter(x.unwrap())),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_length_and_slice_against_the_reference() {
+        let mut rng = Rng(0x5EED_0016);
+        for len in 0..300 {
+            let data = rng.bytes(len);
+            for upper in [true, false] {
+                let whole = reference_encode(&data, upper);
+                for slice in [1, 2, 3, 7, 64, usize::MAX] {
+                    assert_eq!(encode(&data, upper, slice), whole, "len {len}");
+                }
+                for case in CASES {
+                    for slice in [1, 2, 5, 64, usize::MAX] {
+                        assert_eq!(
+                            decode(&whole, case, slice),
+                            reference_decode(&whole, case),
+                            "len {len} {case:?} slice {slice}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every byte value at every position of 1- to 65-character texts,
+    /// under every case and slicing: the kernels' blocks (16 and 32
+    /// characters) and their tails.
+    #[test]
+    fn every_byte_everywhere() {
+        let mut rng = Rng(0x5EED_0017);
+        for len in 1..66usize {
+            let text = reference_encode(&rng.bytes(len.div_ceil(2)), rng.next() & 1 == 0);
+            let mut text = text[..len].to_vec();
+            for at in 0..len {
+                let original = text[at];
+                for byte in 0..=255u8 {
+                    text[at] = byte;
+                    for case in CASES {
+                        let slice = [2, 6, usize::MAX][(byte % 3) as usize];
+                        assert_eq!(
+                            decode(&text, case, slice),
+                            reference_decode(&text, case),
+                            "len {len} at {at} byte {byte}"
+                        );
+                    }
+                }
+                text[at] = original;
+            }
+        }
+    }
+
+    #[test]
+    fn random_long_inputs() {
+        let mut rng = Rng(0x5EED_0018);
+        for _ in 0..20 {
+            let len = (rng.next() % (1 << 20)) as usize;
+            let data = rng.bytes(len);
+            let text = reference_encode(&data, true);
+            assert_eq!(encode(&data, true, 100_000), text);
+            assert_eq!(decode(&text, LetterCase::Upper, 77_777), Ok(data.clone()));
+            let mut bad = text.clone();
+            if !bad.is_empty() {
+                let at = (rng.next() as usize) % bad.len();
+                bad[at] = b'g';
+                assert_eq!(
+                    decode(&bad, LetterCase::Mixed, 4096),
+                    Err(DecodeError::InvalidCharacter(at))
+                );
+            }
+        }
+    }
+}
