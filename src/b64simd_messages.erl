@@ -1,8 +1,9 @@
 %% @private
 %% @doc Every sentence the library says, made in one place from the data of
-%% an error: why Base64 was rejected (`b64simd:format_error/1,2', the
-%% streams and the Elixir module `B64Simd' all come here), and what is wrong
-%% with an argument. No code reads these sentences back.
+%% an error: why Base64, Base16 or Base32 was rejected
+%% (`b64simd:format_error/1,2', `b64simd_hex', `b64simd_base32', the streams
+%% and the Elixir module `B64Simd' all come here), and what is wrong with an
+%% argument. No code reads these sentences back.
 -module(b64simd_messages).
 
 -export([reason/2, arguments/2]).
@@ -12,12 +13,13 @@
 -type context() :: #{byte => byte() | undefined,
                      kind => b64simd_options:kind(),
                      options => map(),
+                     encoding => base64 | base16 | base32,
                      dialect => erlang | elixir,
                      stream => boolean()}.
 %% What is known around a reason: the byte at its offset, the kind of call
-%% and its options (for the hint that fixes it), whose words the hint uses
-%% (`erlang' options or `elixir' functions), and whether the offset is into a
-%% stream.
+%% and its options (for the hint that fixes it), the encoding (default
+%% `base64'), whose words the hint uses (`erlang' options or `elixir'
+%% functions), and whether the offset is into a stream.
 
 %%====================================================================
 %% Reasons
@@ -25,6 +27,24 @@
 
 %% @doc What `Reason' means and, where the context tells, how to fix it.
 -spec reason(term(), context()) -> unicode:chardata().
+reason({invalid_character, Offset}, #{encoding := base16} = Context) ->
+    Byte = maps:get(byte, Context, undefined),
+    ["invalid hex digit ", show_byte(Byte), "at ", at(Offset, Context)
+     | hex_case_hint(Byte, Context)];
+reason({incomplete, Offset}, #{encoding := base16} = Context) ->
+    io_lib:format("odd number of hex digits: the digit at ~s has no pair; the input is "
+                  "truncated", [at(Offset, Context)]);
+reason({invalid_character, Offset}, #{encoding := base32} = Context) ->
+    Byte = maps:get(byte, Context, undefined),
+    ["invalid base32 character ", show_byte(Byte), "at ", at(Offset, Context)
+     | base32_hint(Byte, Context)];
+reason({bad_padding, Offset}, #{encoding := base32} = Context) ->
+    io_lib:format("misplaced or incomplete '=' padding at ~s: '=' may only end the input, "
+                  "filling its last group of 8 characters after 2, 4, 5 or 7 of them",
+                  [at(Offset, Context)]);
+reason({incomplete, Offset}, #{encoding := base32} = Context) ->
+    io_lib:format("the last group of base32 characters, from ~s, has 1, 3 or 6 characters, "
+                  "which no data encodes to: the input is truncated", [at(Offset, Context)]);
 reason(missing_padding, #{kind := mime} = Context) ->
     ["the base64 characters end in an incomplete group with no '=' after it; mime_decode "
      "takes every alphabet character in its input, so text after the Base64 body (a MIME "
@@ -84,6 +104,58 @@ hint(_Byte, _Context) ->
 mode(Context) ->
     maps:get(mode, maps:get(options, Context, #{}), standard).
 
+%% Base16: a letter of the other case, and the case that accepts it.
+hex_case_hint(Byte, Context) when Byte >= $a, Byte =< $f; Byte >= $A, Byte =< $F ->
+    case {letter_case(Context), Context} of
+        {mixed, _} -> "";
+        {_, #{dialect := elixir}} -> "; use case: :mixed to accept both cases";
+        _ -> "; use the case mixed (decode_hex/1) to accept both cases"
+    end;
+hex_case_hint(_Byte, _Context) ->
+    "".
+
+%% Base32: a letter of the other case, or a character of the other alphabet.
+base32_hint(Byte, Context) when Byte >= $a, Byte =< $z; Byte >= $A, Byte =< $Z ->
+    Other = case letter_case(Context) of
+                mixed -> false;
+                upper -> Byte >= $a;
+                lower -> Byte =< $Z
+            end,
+    case {Other, Context} of
+        {true, #{dialect := elixir}} -> "; use case: :mixed to accept both cases";
+        {true, _} -> "; use 'case' => mixed to accept both cases";
+        {false, _} -> base32_alphabet_hint(Byte, Context)
+    end;
+base32_hint(Byte, Context) ->
+    base32_alphabet_hint(Byte, Context).
+
+base32_alphabet_hint(Byte, Context) ->
+    Alphabet = maps:get(alphabet, maps:get(options, Context, #{}), standard),
+    Upper = string:to_upper(Byte),
+    Hex = (Upper >= $0 andalso Upper =< $9) orelse (Upper >= $A andalso Upper =< $V),
+    Standard = (Upper >= $A andalso Upper =< $Z) orelse (Upper >= $2 andalso Upper =< $7),
+    case {Alphabet, Hex, Standard, Context} of
+        {standard, true, false, #{dialect := elixir}} ->
+            "; use hex_decode32 for the extended hex alphabet";
+        {standard, true, false, _} -> "; use alphabet => hex for the extended hex alphabet";
+        {hex, false, true, #{dialect := elixir}} -> "; use decode32 for the standard alphabet";
+        {hex, false, true, _} -> "; use alphabet => standard for the standard alphabet";
+        _ -> ""
+    end.
+
+%% The case a Base16 or Base32 decode accepts, in either module's words; by
+%% default, both for Base16 (`decode_hex/1') and upper for Base32.
+letter_case(Context) ->
+    Default = case Context of
+                  #{encoding := base32} -> upper;
+                  _ -> mixed
+              end,
+    case maps:get('case', maps:get(options, Context, #{}), Default) of
+        uppercase -> upper;
+        lowercase -> lower;
+        Case -> Case
+    end.
+
 %% The character, and a space after it.
 show_byte(undefined) ->
     "";
@@ -98,8 +170,9 @@ show_byte(Byte) ->
 
 %% @doc What is wrong with each argument of a call of `Kind' that raised
 %% `badarg': data that is not iodata, options that are not a map or hold an
-%% unknown key or a bad value (as the option table has them). Arguments
-%% are `[Data]' or `[Data, Options]'.
+%% unknown key or a bad value (as the option table has them), or for
+%% Base16 a bad case. Arguments are `[Data]' or `[Data, Options]' (`[Data,
+%% Case]' for Base16).
 -spec arguments(b64simd_options:kind(), [term()]) -> #{pos_integer() => unicode:chardata()}.
 arguments(Kind, [Data | Rest]) ->
     Described = #{1 => not_iodata(Data), 2 => bad_options(Kind, Rest)},
@@ -111,6 +184,14 @@ arguments(_Kind, []) ->
 -spec bad_options(b64simd_options:kind(), [term()]) -> unicode:chardata() | none.
 bad_options(_Kind, []) ->
     none;
+bad_options(Kind, [Case]) when Kind =:= hex_encode; Kind =:= hex_decode ->
+    case b64simd_options:bits(Kind, 'case', Case) of
+        badarg ->
+            Cases = maps:keys(maps:get('case', b64simd_options:table(Kind))),
+            io_lib:format("bad case ~tp; expected one of ~tp", [Case, lists:sort(Cases)]);
+        _ ->
+            none
+    end;
 bad_options(_Kind, [Options]) when not is_map(Options) ->
     io_lib:format("options must be a map, not ~tp", [Options]);
 bad_options(Kind, [Options]) ->

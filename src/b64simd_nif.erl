@@ -1,7 +1,8 @@
 %% @private
-%% @doc NIF stubs for `b64simd' and `b64simd_stream'. Nothing here is public
-%% API: the functions take binaries and the options as the integer
-%% `b64simd_options:flags/2' makes of them. A big input comes back as
+%% @doc NIF stubs for `b64simd', `b64simd_stream', `b64simd_hex' and
+%% `b64simd_base32'. Nothing here is public API: the functions take
+%% binaries and the options as the integer `b64simd_options:flags/2' makes
+%% of them. A big input comes back as
 %% `{continue, Job}', to be passed to `continue/1' until it gives the
 %% result; bad Base64 as `{error, Reason, Byte}', `Byte' the byte at the
 %% reason's offset (or `undefined').
@@ -10,6 +11,9 @@
 -export([encode/1, encode/2, decode/1, decode/2, mime_decode/1, mime_decode/2]).
 -export([is_valid/1, is_valid/2, continue/1]).
 -export([encode_stream/2, encode_stream_end/1, decode_stream/2, decode_stream_end/1]).
+-export([hex_encode/1, hex_encode/2, hex_decode/1, hex_decode/2]).
+-export([hex_is_valid/1, hex_is_valid/2]).
+-export([base32_encode/2, base32_decode/2, base32_is_valid/2]).
 -export([kernel/0]).
 
 -on_load(load/0).
@@ -89,6 +93,35 @@ is_valid(_Data) -> not_loaded().
 
 -spec is_valid(binary(), non_neg_integer()) -> boolean() | {continue, reference()}.
 is_valid(_Data, _Flags) -> not_loaded().
+
+%% Base16: hex_encode/1 is uppercase (OTP's `binary:encode_hex/1'),
+%% hex_decode/1 and hex_is_valid/1 take both cases (`binary:decode_hex/1').
+-spec hex_encode(binary()) -> binary() | {continue, reference()}.
+hex_encode(_Data) -> not_loaded().
+
+-spec hex_encode(binary(), non_neg_integer()) -> binary() | {continue, reference()}.
+hex_encode(_Data, _Flags) -> not_loaded().
+
+-spec hex_decode(binary()) -> result().
+hex_decode(_Hex) -> not_loaded().
+
+-spec hex_decode(binary(), non_neg_integer()) -> result().
+hex_decode(_Hex, _Flags) -> not_loaded().
+
+-spec hex_is_valid(binary()) -> boolean() | {continue, reference()}.
+hex_is_valid(_Hex) -> not_loaded().
+
+-spec hex_is_valid(binary(), non_neg_integer()) -> boolean() | {continue, reference()}.
+hex_is_valid(_Hex, _Flags) -> not_loaded().
+
+-spec base32_encode(binary(), non_neg_integer()) -> binary() | {continue, reference()}.
+base32_encode(_Data, _Flags) -> not_loaded().
+
+-spec base32_decode(binary(), non_neg_integer()) -> result().
+base32_decode(_Base32, _Flags) -> not_loaded().
+
+-spec base32_is_valid(binary(), non_neg_integer()) -> boolean() | {continue, reference()}.
+base32_is_valid(_Base32, _Flags) -> not_loaded().
 
 %% The next slice of a job that a call above returned; the job holds its
 %% own input, so none is passed.

@@ -5,14 +5,22 @@
 %% its end.
 -module(b64simd_options).
 
--export([table/1, flags/2, to_binary/1, finish/1]).
+-export([table/1, flags/2, bits/3, to_binary/1, finish/1]).
 
 -export_type([kind/0]).
 
--type kind() :: encode | decode | mime.
+-type kind() :: encode | decode | mime | hex_encode | hex_decode | base32_encode
+              | base32_decode.
 %% The kinds of call: `encode' (and the encoding stream), `decode' (with
 %% `try_decode', `is_valid' and the decoding stream), and `mime'
-%% (`mime_decode').
+%% (`mime_decode'); Base16's (`b64simd_hex') and Base32's (`b64simd_base32')
+%% encode and decode, validation with decode.
+
+%% The kinds of Base64, Base16 (which take no padding) and Base32.
+-define(IS_BASE64(Kind), (Kind =:= encode orelse Kind =:= decode orelse Kind =:= mime)).
+-define(IS_HEX(Kind), (Kind =:= hex_encode orelse Kind =:= hex_decode)).
+%% The kinds of Base32.
+-define(IS_BASE32(Kind), (Kind =:= base32_encode orelse Kind =:= base32_decode)).
 
 %% Longer than any output can be, so the same as no limit, and small enough
 %% for the NIF's 64-bit integer once shifted.
@@ -39,6 +47,19 @@ table(decode) ->
       canonical => #{false => 0, true => 16}};
 table(mime) ->
     #{mode => modes(mime),
+      padding => paddings()};
+table(hex_encode) ->
+    %% OTP's words for `binary:encode_hex/2''s case.
+    #{'case' => #{uppercase => 0, lowercase => 1}};
+table(hex_decode) ->
+    #{'case' => #{uppercase => 0, lowercase => 1, mixed => 2}};
+table(base32_encode) ->
+    #{alphabet => alphabets(),
+      'case' => cases(base32_encode),
+      padding => paddings()};
+table(base32_decode) ->
+    #{alphabet => alphabets(),
+      'case' => cases(base32_decode),
       padding => paddings()}.
 
 %% The values of the options that the common shapes of map hold, each its
@@ -52,35 +73,46 @@ paddings() -> #{true => 4, false => 0}.
 whitespaces(decode) -> #{skip => 0, reject => 8};
 whitespaces(_Kind) -> #{}.
 
+alphabets() -> #{standard => 0, hex => 8}.
+
+cases(base32_encode) -> #{upper => 0, lower => 1};
+cases(_Decode) -> #{upper => 0, lower => 1, mixed => 2}.
+
 %% @doc The integer the NIF takes for these options, or `badarg' for a
 %% non-map, an unknown key (OTP 26+ ignores one, so a typo there silently
 %% gives standard Base64) or a bad value. Padding is on unless the options
-%% turn it off. The map's size is read once and chosen on first, so that
-%% the shapes real code passes (none, one or two of mode and padding, and
-%% the Elixir facade's three) are looked up only for the keys their size
-%% allows.
+%% turn it off (for the kinds that take padding). The map's size is read
+%% once and chosen on first, so that the shapes real code passes (none, one
+%% or two of mode and padding, and the Elixir facade's three, for Base64
+%% and for Base32) are looked up only for the keys their size allows.
 -spec flags(kind(), term()) -> non_neg_integer() | badarg.
 flags(Kind, Options) when is_map(Options) ->
     case map_size(Options) of
         0 ->
-            bits(paddings(), true);
+            unset(Kind);
         1 ->
             case Options of
-                #{mode := Mode} -> with(bits(modes(Kind), Mode), bits(paddings(), true));
-                #{padding := Padding} -> bits(paddings(), Padding);
+                #{mode := Mode} when ?IS_BASE64(Kind) ->
+                    with(bits(modes(Kind), Mode), bits(paddings(), true));
+                #{padding := Padding} when not ?IS_HEX(Kind) -> bits(paddings(), Padding);
                 _ -> folded(Kind, Options)
             end;
         2 ->
             case Options of
-                #{mode := Mode, padding := Padding} ->
+                #{mode := Mode, padding := Padding} when ?IS_BASE64(Kind) ->
                     with(bits(modes(Kind), Mode), bits(paddings(), Padding));
                 _ -> folded(Kind, Options)
             end;
         3 ->
             case Options of
-                #{mode := Mode, padding := Padding, whitespace := Whitespace} ->
+                #{mode := Mode, padding := Padding, whitespace := Whitespace}
+                  when ?IS_BASE64(Kind) ->
                     with(with(bits(modes(Kind), Mode), bits(paddings(), Padding)),
                          bits(whitespaces(Kind), Whitespace));
+                #{alphabet := Alphabet, 'case' := Case, padding := Padding}
+                  when ?IS_BASE32(Kind) ->
+                    with(with(bits(alphabets(), Alphabet), bits(cases(Kind), Case)),
+                         bits(paddings(), Padding));
                 _ -> folded(Kind, Options)
             end;
         _ ->
@@ -89,8 +121,19 @@ flags(Kind, Options) when is_map(Options) ->
 flags(_Kind, _Options) ->
     badarg.
 
+%% The flags of no option: padding, but for Base16, which takes none.
+unset(Kind) when ?IS_HEX(Kind) -> 0;
+unset(_Kind) -> bits(paddings(), true).
+
+%% @doc The bits of one option of a kind, or `badarg' for a key the kind
+%% does not take or a bad value: for an option passed alone (Base16's case).
+-spec bits(kind(), atom(), term()) -> non_neg_integer() | badarg.
+bits(Kind, Key, Value) ->
+    option_bits(table(Kind), Key, Value).
+
 %% The bits of one value of an option, or `badarg'.
--compile({inline, [bits/2, with/2, modes/1, paddings/0, whitespaces/1]}).
+-compile({inline, [bits/2, with/2, modes/1, paddings/0, whitespaces/1, alphabets/0, cases/1,
+                   unset/1]}).
 bits(Values, Value) ->
     case Values of
         #{Value := Bits} -> Bits;
@@ -102,7 +145,7 @@ folded(Kind, Options) ->
     Table = table(Kind),
     Padded = case is_map_key(padding, Options) of
                  true -> 0;
-                 false -> bits(paddings(), true)
+                 false -> unset(Kind)
              end,
     maps:fold(fun(Key, Value, Flags) -> with(Flags, option_bits(Table, Key, Value)) end,
               Padded, Options).

@@ -2,12 +2,17 @@
 //! charges fit whatever CPU and kernel this is.
 
 use crate::term::alloc_binary;
-use b64simd_core::budget::{self, Work};
+use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
+use b64simd_core::budget::{self, Codec, Work};
 use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::wrap::{wrapped_len, WrapJob};
 use b64simd_core::encode::EncodeJob;
+use b64simd_core::hex::{HexDecodeJob, HexEncodeJob};
 use b64simd_core::job::Job;
-use b64simd_core::options::{DecodeOptions, EncodeOptions, LineBreak, Lines};
+use b64simd_core::options::{
+    Base32DecodeOptions, Base32EncodeOptions, DecodeOptions, EncodeOptions, HexDecodeOptions,
+    HexEncodeOptions, LineBreak, Lines,
+};
 use b64simd_core::simd::encoded_len;
 
 /// `len` bytes encoded into `output`, as a call does.
@@ -47,6 +52,7 @@ pub(crate) fn calibrate() {
             let _ = job.run_to_end(piece, output.as_mut_slice(), usize::MAX);
         }
     });
+    calibrate_weights(&plain[..WEIGHT_SAMPLE], &encoded);
     // The same 12 KiB of data, unbroken and as MIME text.
     let data = &plain[..12 * 1024];
     let mime = Lines {
@@ -60,5 +66,63 @@ pub(crate) fn calibrate() {
     budget::calibrate_whitespace(
         || decode(unbroken, &mut decoded),
         || decode(&wrapped, &mut scratch),
+    );
+}
+
+/// The input of each weight's measurement: in L2, as most calls' data is.
+const WEIGHT_SAMPLE: usize = 64 * 1024;
+
+/// Base16's and Base32's weights: their time on `WEIGHT_SAMPLE` input bytes
+/// against Base64's of the same kind of work on as many (`encoded` is
+/// Base64 text of at least that many characters).
+fn calibrate_weights(plain: &[u8], encoded: &[u8]) {
+    let base64_text = &encoded[..WEIGHT_SAMPLE];
+    let (mut out, mut text_out) = (vec![0u8; 2 * plain.len()], Vec::new());
+    let mut base64_encode = || {
+        encode(
+            plain,
+            &mut out[..encoded_len(plain.len(), true).unwrap_or(0)],
+        )
+    };
+    let mut hex_out = vec![0u8; 2 * plain.len()];
+    budget::calibrate_weight(
+        Codec::HexEncode,
+        || {
+            let mut job = HexEncodeJob::new(HexEncodeOptions::DEFAULT);
+            let _ = job.run_to_end(plain, &mut hex_out, usize::MAX);
+        },
+        &mut base64_encode,
+    );
+    let mut base32_out = vec![0u8; 2 * plain.len()];
+    budget::calibrate_weight(
+        Codec::Base32Encode,
+        || {
+            let mut job = Base32EncodeJob::new(Base32EncodeOptions::DEFAULT);
+            let len = job.output_len(plain.len()).unwrap_or(0);
+            let _ = job.run_to_end(plain, &mut base32_out[..len], usize::MAX);
+        },
+        &mut base64_encode,
+    );
+    let mut base64_decode = || decode(base64_text, &mut text_out);
+    let hex_text = &hex_out[..WEIGHT_SAMPLE];
+    let mut data = vec![0u8; plain.len()];
+    budget::calibrate_weight(
+        Codec::HexDecode,
+        || {
+            let mut job = HexDecodeJob::new(HexDecodeOptions::DEFAULT);
+            let len = HexDecodeJob::output_len(hex_text.len());
+            let _ = job.run_to_end(hex_text, &mut data[..len], usize::MAX);
+        },
+        &mut base64_decode,
+    );
+    let base32_text = &base32_out[..WEIGHT_SAMPLE];
+    budget::calibrate_weight(
+        Codec::Base32Decode,
+        || {
+            let mut job = Base32DecodeJob::new(base32_text, Base32DecodeOptions::DEFAULT);
+            let len = job.output_len();
+            let _ = job.run_to_end(base32_text, &mut data[..len], usize::MAX);
+        },
+        &mut base64_decode,
     );
 }

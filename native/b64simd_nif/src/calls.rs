@@ -1,19 +1,26 @@
 //! The one-shot calls: `encode`, `decode`, `mime_decode` and `is_valid`,
-//! each the core's job for its options, run by `run`.
+//! and their Base16 and Base32 counterparts, each the core's job for its
+//! options, run by `run`.
 
 use crate::run::{failed_at, run, Buffer, NifJob, Output};
-use crate::term::{decode_options, encode_options, system_limit};
+use crate::term::{decode_options, encode_options, options, system_limit};
+use b64simd_core::base32::{self, Base32DecodeJob, Base32EncodeJob};
 use b64simd_core::decode::mime::MimeJob;
 use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
 use b64simd_core::encode::wrap::{wrapped_len, WrapJob};
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::error::DecodeError;
-use b64simd_core::options::Kind;
+use b64simd_core::hex::{HexDecodeJob, HexEncodeJob};
+use b64simd_core::options::{
+    Base32DecodeOptions, Base32EncodeOptions, HexDecodeOptions, HexEncodeOptions, Kind,
+};
 use rustler::{Encoder, Env, NifResult, Term};
 
 impl NifJob for EncodeJob {}
 impl NifJob for WrapJob {}
 impl NifJob for MimeJob {}
+impl NifJob for HexEncodeJob {}
+impl NifJob for Base32EncodeJob {}
 
 /// Encodes a binary, plain or wrapped as the flags say.
 #[inline(always)]
@@ -87,25 +94,111 @@ pub(crate) fn is_valid<'a>(
 
 /// A decode's result is its data; a validation's (whose output is only
 /// scratch) its verdict.
-impl NifJob for DecodeJob {
-    #[inline(always)]
-    fn done<'a>(
-        &self,
-        env: Env<'a>,
-        _: &[u8],
-        output: &mut Output<'a>,
-        written: usize,
-    ) -> Term<'a> {
-        match self.validates() {
-            true => true.encode(env),
-            false => output.take_binary(env, written),
-        }
-    }
+macro_rules! data_or_verdict {
+    ($($job:ty),*) => {$(
+        impl NifJob for $job {
+            #[inline(always)]
+            fn done<'a>(
+                &self,
+                env: Env<'a>,
+                _: &[u8],
+                output: &mut Output<'a>,
+                written: usize,
+            ) -> Term<'a> {
+                match self.validates() {
+                    true => true.encode(env),
+                    false => output.take_binary(env, written),
+                }
+            }
 
-    fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
-        match self.validates() {
-            true => false.encode(env),
-            false => failed_at(env, input, error),
+            fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
+                match self.validates() {
+                    true => false.encode(env),
+                    false => failed_at(env, input, error),
+                }
+            }
         }
-    }
+    )*};
+}
+
+data_or_verdict!(DecodeJob, HexDecodeJob, Base32DecodeJob);
+
+/// Base16: a binary as hex digits of the flags' case.
+#[inline(always)]
+pub(crate) fn hex_encode<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let job = HexEncodeJob::new(options(HexEncodeOptions::from_flags(flags))?);
+    let len = HexEncodeJob::output_len(input.len()).ok_or_else(system_limit)?;
+    run(env, job, term, input, Buffer::Binary(len))
+}
+
+/// Base16 decode: the data, or `{error, Reason, Byte}`.
+#[inline(always)]
+pub(crate) fn hex_decode<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let job = HexDecodeJob::new(options(HexDecodeOptions::from_flags(flags))?);
+    let len = HexDecodeJob::output_len(input.len());
+    run(env, job, term, input, Buffer::Binary(len))
+}
+
+/// Whether `hex_decode` would accept the binary: writes nothing.
+#[inline(always)]
+pub(crate) fn hex_is_valid<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let job = HexDecodeJob::validating(options(HexDecodeOptions::from_flags(flags))?);
+    run(env, job, term, input, Buffer::Scratch(0))
+}
+
+/// Base32, either alphabet, either case, padded or not.
+pub(crate) fn base32_encode<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let job = Base32EncodeJob::new(options(Base32EncodeOptions::from_flags(flags))?);
+    let len = job.output_len(input.len()).ok_or_else(system_limit)?;
+    run(env, job, term, input, Buffer::Binary(len))
+}
+
+/// Base32 decode: the data, or `{error, Reason, Byte}`.
+pub(crate) fn base32_decode<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let job = Base32DecodeJob::new(input, options(Base32DecodeOptions::from_flags(flags))?);
+    let len = job.output_len();
+    run(env, job, term, input, Buffer::Binary(len))
+}
+
+/// Whether `base32_decode` would accept the binary, decoding into scratch.
+pub(crate) fn base32_is_valid<'a>(
+    env: Env<'a>,
+    term: Term<'a>,
+    input: &[u8],
+    flags: u64,
+) -> NifResult<Term<'a>> {
+    let opts = options(Base32DecodeOptions::from_flags(flags))?;
+    let job = Base32DecodeJob::validating(input, opts);
+    run(
+        env,
+        job,
+        term,
+        input,
+        Buffer::Scratch(base32::VALIDATION_SCRATCH),
+    )
 }

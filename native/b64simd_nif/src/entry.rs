@@ -1,14 +1,17 @@
 //! The entry points of the hot calls (`encode`, `decode`, `mime_decode`,
-//! `is_valid`, each of arity 1 and 2), registered without rustler's
-//! `#[nif]` wrapper, which collects the arguments into a heap-allocated
-//! `Vec` on every call, a cost as large as encoding a short input
-//! (`bench/README.md`). The registration uses rustler's `codegen_runtime`,
+//! `is_valid`, each of arity 1 and 2, and those of Base16 and Base32),
+//! registered without rustler's `#[nif]` wrapper, which collects the
+//! arguments into a heap-allocated `Vec` on every call, a cost as large as
+//! encoding a short input (`bench/README.md`). The registration uses rustler's `codegen_runtime`,
 //! which is not a stable API: hence rustler's exact pin. It is 0.37.0, which
 //! declares Rust 1.70 (0.37.2 and later declare 1.91, above our 1.78), so the
 //! names are 0.37's: `sys::ERL_NIF_TERM`, which 0.39 calls `ErlNifTerm`.
 
-use crate::calls::{decode, encode, is_valid, mime_decode};
-use b64simd_core::options::DEFAULT_FLAGS;
+use crate::calls::{
+    base32_decode, base32_encode, base32_is_valid, decode, encode, hex_decode, hex_encode,
+    hex_is_valid, is_valid, mime_decode,
+};
+use b64simd_core::options::{DEFAULT_FLAGS, HEX_DECODE_DEFAULT_FLAGS};
 use rustler::{Env, NifResult, Term};
 
 macro_rules! entry {
@@ -108,6 +111,31 @@ unsafe fn default_flags(
     Some(DEFAULT_FLAGS)
 }
 
+/// `hex_encode/1`'s: uppercase, OTP's `binary:encode_hex/1`.
+///
+/// # Safety
+/// As `default_flags`.
+#[inline(always)]
+unsafe fn hex_encode_flags(
+    _env: *mut rustler::sys::ErlNifEnv,
+    _args: &[rustler::sys::ERL_NIF_TERM],
+) -> Option<u64> {
+    Some(0)
+}
+
+/// `hex_decode/1`'s and `hex_is_valid/1`'s: both cases, OTP's
+/// `binary:decode_hex/1`.
+///
+/// # Safety
+/// As `default_flags`.
+#[inline(always)]
+unsafe fn hex_decode_flags(
+    _env: *mut rustler::sys::ErlNifEnv,
+    _args: &[rustler::sys::ERL_NIF_TERM],
+) -> Option<u64> {
+    Some(HEX_DECODE_DEFAULT_FLAGS)
+}
+
 entry!("encode", 1, encode, default_flags);
 entry!("encode", 2, encode, flags_argument);
 entry!("decode", 1, decode, default_flags);
@@ -116,3 +144,12 @@ entry!("mime_decode", 1, mime_decode, default_flags);
 entry!("mime_decode", 2, mime_decode, flags_argument);
 entry!("is_valid", 1, is_valid, default_flags);
 entry!("is_valid", 2, is_valid, flags_argument);
+entry!("hex_encode", 1, hex_encode, hex_encode_flags);
+entry!("hex_encode", 2, hex_encode, flags_argument);
+entry!("hex_decode", 1, hex_decode, hex_decode_flags);
+entry!("hex_decode", 2, hex_decode, flags_argument);
+entry!("hex_is_valid", 1, hex_is_valid, hex_decode_flags);
+entry!("hex_is_valid", 2, hex_is_valid, flags_argument);
+entry!("base32_encode", 2, base32_encode, flags_argument);
+entry!("base32_decode", 2, base32_decode, flags_argument);
+entry!("base32_is_valid", 2, base32_is_valid, flags_argument);

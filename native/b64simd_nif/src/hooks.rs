@@ -60,6 +60,10 @@ fn flag_layout(env: Env) -> Term {
             Kind::Encode => "encode",
             Kind::Decode => "decode",
             Kind::Mime => "mime",
+            Kind::HexEncode => "hex_encode",
+            Kind::HexDecode => "hex_decode",
+            Kind::Base32Encode => "base32_encode",
+            Kind::Base32Decode => "base32_decode",
         };
         let values = values.iter().copied().collect();
         kinds.entry(kind).or_default().insert(key, values);

@@ -89,3 +89,9 @@ pub(crate) fn encode_options(flags: u64) -> NifResult<(EncodeOptions, Option<Lin
 pub(crate) fn decode_options(flags: u64, kind: Kind) -> NifResult<DecodeOptions> {
     DecodeOptions::from_flags(flags, kind).ok_or_else(|| Error::BadArg)
 }
+
+/// Options a NIF's flags gave, or `badarg` for flags its kind does not take.
+#[inline(always)]
+pub(crate) fn options<T>(options: Option<T>) -> NifResult<T> {
+    options.ok_or(Error::BadArg)
+}

@@ -1,0 +1,193 @@
+%% @doc Base32 (RFC 4648 section 6, and the extended hex alphabet of
+%% section 7) with the options of Elixir's `Base.encode32/2' and
+%% `Base.decode32/2' and the error model of `b64simd': any `iodata()' in,
+%% bad Base32 raised as `Reason' with its byte offset and `error_info', or
+%% returned by `try_decode/1,2'. The codec is the `data-encoding' crate's,
+%% run in slices of about 40 us, so no call blocks a scheduler.
+%%
+%% What a decode accepts is what `Base.decode32/2' accepts with the same
+%% options: the unused bits of the last character are not checked, and no
+%% whitespace is skipped.
+-module(b64simd_base32).
+
+-export([encode/1, encode/2, decode/1, decode/2, try_decode/1, try_decode/2]).
+-export([is_valid/1, is_valid/2, format_error/1, format_error/2]).
+
+-export_type([alphabet/0, encode_options/0, decode_options/0, reason/0]).
+
+-type alphabet() :: standard | hex.
+%% `standard': RFC 4648 section 6, `A-Z' and `2-7'. `hex': the extended hex
+%% alphabet of section 7, `0-9' and `A-V', which sorts as the data does.
+
+-type encode_options() :: #{alphabet => alphabet(), 'case' => upper | lower,
+                            padding => boolean()}.
+%% `alphabet' defaults to `standard', `case' (of the letters written) to
+%% `upper', `padding' (`=' up to a multiple of 8 characters) to `true'.
+
+-type decode_options() :: #{alphabet => alphabet(), 'case' => upper | lower | mixed,
+                            padding => boolean()}.
+%% `case': the letters accepted, `upper' (default), `lower' or both (`mixed').
+%% `padding': `true' (default) requires it; `false' makes it optional, but
+%% padding that is present must be complete, as in Elixir's `Base'.
+
+-type reason() :: missing_padding
+                | {invalid_character, non_neg_integer()}
+                | {bad_padding, non_neg_integer()}
+                | {incomplete, non_neg_integer()}.
+%% Why Base32 was rejected, with 0-based byte offsets: a byte outside the
+%% alphabet and case; `=' before the last group of 8 characters, or padding
+%% that does not fill the last group after 2, 4, 5 or 7 characters (its
+%% first `='); a last group of 1, 3 or 6 characters, which no data encodes
+%% to (its first byte); an unpadded last group while padding is required.
+
+-define(RAISE(Reason, Args, Cause),
+        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
+
+%%====================================================================
+%% API
+%%====================================================================
+
+%% @doc Encodes `Data' as padded upper-case Base32: `encode(<<"foobar">>)'
+%% gives `<<"MZXW6YTBOI======">>'.
+-spec encode(Data) -> Base32 when
+      Data :: iodata(),
+      Base32 :: binary().
+encode(Data) ->
+    encode(Data, #{}).
+
+%% @doc Encodes `Data' with options (see `encode_options()'):
+%% `encode(<<"foobar">>, #{alphabet => hex, 'case' => lower, padding => false})'
+%% gives `<<"cpnmuoj1e8">>'. Raises `badarg' for an unknown option or a bad
+%% value.
+-spec encode(Data, Options) -> Base32 when
+      Data :: iodata(),
+      Options :: encode_options(),
+      Base32 :: binary().
+encode(Data, Options) ->
+    case run(encode, Data, Options) of
+        badarg -> ?RAISE(badarg, [Data, Options], #{});
+        Base32 -> Base32
+    end.
+
+%% @doc Decodes padded upper-case Base32, as `Base.decode32!/1'. Raises
+%% `reason()' (with `error_info', see {@link format_error/2}) for bad
+%% Base32, `badarg' if `Base32' is not iodata.
+-spec decode(Base32) -> Data when
+      Base32 :: iodata(),
+      Data :: binary().
+decode(Base32) ->
+    case run(decode, Base32, #{}) of
+        Data when is_binary(Data) -> Data;
+        {error, Reason, Byte} -> ?RAISE(Reason, [Base32], #{byte => Byte});
+        badarg -> ?RAISE(badarg, [Base32], #{})
+    end.
+
+%% @doc Decodes with options (see `decode_options()'). Raises like {@link
+%% decode/1}, and `badarg' for an unknown option or a bad value.
+-spec decode(Base32, Options) -> Data when
+      Base32 :: iodata(),
+      Options :: decode_options(),
+      Data :: binary().
+decode(Base32, Options) ->
+    case run(decode, Base32, Options) of
+        Data when is_binary(Data) -> Data;
+        {error, Reason, Byte} -> ?RAISE(Reason, [Base32, Options], #{byte => Byte});
+        badarg -> ?RAISE(badarg, [Base32, Options], #{})
+    end.
+
+%% @doc As {@link decode/1}, but bad Base32 gives `{error, Reason}'.
+-spec try_decode(Base32) -> {ok, Data} | {error, Reason} when
+      Base32 :: iodata(),
+      Data :: binary(),
+      Reason :: reason().
+try_decode(Base32) ->
+    try_decode(Base32, #{}).
+
+%% @doc As {@link decode/2}, but bad Base32 gives `{error, Reason}'. Still
+%% raises `badarg' for bad arguments or options.
+-spec try_decode(Base32, Options) -> {ok, Data} | {error, Reason} when
+      Base32 :: iodata(),
+      Options :: decode_options(),
+      Data :: binary(),
+      Reason :: reason().
+try_decode(Base32, Options) ->
+    case run(decode, Base32, Options) of
+        Data when is_binary(Data) -> {ok, Data};
+        {error, Reason, _Byte} -> {error, Reason};
+        badarg -> ?RAISE(badarg, [Base32, Options], #{})
+    end.
+
+%% @doc Whether {@link decode/1} would succeed, without building the data.
+-spec is_valid(Base32) -> boolean() when
+      Base32 :: iodata().
+is_valid(Base32) ->
+    is_valid(Base32, #{}).
+
+%% @doc Whether {@link decode/2} would succeed with these options.
+-spec is_valid(Base32, Options) -> boolean() when
+      Base32 :: iodata(),
+      Options :: decode_options().
+is_valid(Base32, Options) ->
+    case run(is_valid, Base32, Options) of
+        badarg -> ?RAISE(badarg, [Base32, Options], #{});
+        Valid -> Valid
+    end.
+
+%% @doc Says what a reason (raised by this module, or returned by
+%% {@link try_decode/2}) means.
+-spec format_error(Reason) -> Message when
+      Reason :: reason() | badarg,
+      Message :: string().
+format_error(Reason) ->
+    unicode:characters_to_list(b64simd_messages:reason(Reason, #{encoding => base32})).
+
+%% @doc Explains an error raised by this module, for `erl_error' and the
+%% shell: a map from argument position to what is wrong and how to fix it.
+-spec format_error(Reason, StackTrace) -> ErrorMap when
+      Reason :: term(),
+      StackTrace :: erlang:stacktrace(),
+      ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
+format_error(badarg, [{_M, Function, Args, _Info} | _]) when is_list(Args) ->
+    b64simd_messages:arguments(kind(Function), Args);
+format_error(Reason, [{_M, _Function, [_Base32 | Rest], Info} | _]) ->
+    Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
+    Options = case Rest of
+                  [Map] when is_map(Map) -> Map;
+                  _ -> #{}
+              end,
+    Context = #{byte => maps:get(byte, Cause, undefined), encoding => base32,
+                kind => base32_decode, options => Options},
+    #{1 => b64simd_messages:reason(Reason, Context)};
+format_error(_Reason, _StackTrace) ->
+    #{}.
+
+%%====================================================================
+%% Internal
+%%====================================================================
+
+kind(encode) -> base32_encode;
+kind(_Decode) -> base32_decode.
+
+%% What the NIF `Nif' (encode, decode, is_valid) gives for `Data' under
+%% `Options': its result, or `badarg' for bad iodata or options.
+-compile({inline, [run/3, nif/3]}).
+run(Nif, Data, Options) ->
+    Kind = case Nif of
+               encode -> base32_encode;
+               _ -> base32_decode
+           end,
+    case b64simd_options:flags(Kind, Options) of
+        Flags when is_integer(Flags), is_binary(Data) ->
+            b64simd_options:finish(nif(Nif, Data, Flags));
+        Flags when is_integer(Flags) ->
+            case b64simd_options:to_binary(Data) of
+                badarg -> badarg;
+                Binary -> b64simd_options:finish(nif(Nif, Binary, Flags))
+            end;
+        badarg ->
+            badarg
+    end.
+
+nif(encode, Binary, Flags) -> b64simd_nif:base32_encode(Binary, Flags);
+nif(decode, Binary, Flags) -> b64simd_nif:base32_decode(Binary, Flags);
+nif(is_valid, Binary, Flags) -> b64simd_nif:base32_is_valid(Binary, Flags).

@@ -1,0 +1,212 @@
+%% @doc Base16 (hex, RFC 4648 section 8) at SIMD speed: OTP's
+%% `binary:encode_hex/1,2' and `binary:decode_hex/1' with the same names,
+%% arguments and results, over const-hex's kernels (AVX2 or SSSE3 on
+%% x86-64, chosen at run time, and NEON on aarch64).
+%%
+%% The module is named for what it holds, as `b64simd_stream' is, and its
+%% functions keep OTP's names, so that replacing `binary:encode_hex(Digest)'
+%% is a change of module only. Beyond OTP: every function takes any
+%% `iodata()', `try_decode_hex/1,2' and `is_valid_hex/1,2' never raise for
+%% bad hex, and bad hex raises `Reason' (`{invalid_character, Offset}' or
+%% `{incomplete, Offset}') with `error_info' that {@link format_error/2}
+%% explains, where OTP raises `badarg'. Decoding takes both cases, as OTP
+%% does; the functions of arity 2 take the case to accept. Big inputs are
+%% processed in slices of about 40 us, so no call blocks a scheduler.
+-module(b64simd_hex).
+
+-export([encode_hex/1, encode_hex/2, decode_hex/1, decode_hex/2]).
+-export([try_decode_hex/1, try_decode_hex/2, is_valid_hex/1, is_valid_hex/2]).
+-export([format_error/1, format_error/2]).
+
+-export_type([encode_case/0, decode_case/0, reason/0]).
+
+-type encode_case() :: uppercase | lowercase.
+%% The digits `A-F' or `a-f', as OTP 26's `binary:encode_hex/2'.
+
+-type decode_case() :: uppercase | lowercase | mixed.
+%% The letters a decode accepts: `A-F' only, `a-f' only, or both (`mixed',
+%% the default, as OTP's `binary:decode_hex/1').
+
+-type reason() :: {invalid_character, non_neg_integer()}
+                | {incomplete, non_neg_integer()}.
+%% Why hex was rejected, read left to right: the 0-based offset of the
+%% first byte that is not a hex digit of the case accepted; else, for an
+%% odd number of digits, the offset of the last one, which has no pair.
+
+-define(RAISE(Reason, Args, Cause),
+        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
+
+%%====================================================================
+%% API
+%%====================================================================
+
+%% @doc Encodes `Data' as upper-case hex digits, as OTP's
+%% `binary:encode_hex/1': `encode_hex(<<"foo">>)' gives `<<"666F6F">>'.
+-spec encode_hex(Data) -> Hex when
+      Data :: iodata(),
+      Hex :: binary().
+encode_hex(Data) when is_binary(Data) ->
+    finish(b64simd_nif:hex_encode(Data));
+encode_hex(Data) ->
+    case b64simd_options:to_binary(Data) of
+        badarg -> ?RAISE(badarg, [Data], #{});
+        Binary -> finish(b64simd_nif:hex_encode(Binary))
+    end.
+
+%% @doc Encodes `Data' as hex digits of `Case', as OTP 26's
+%% `binary:encode_hex/2'. Raises `badarg' for any other `Case'.
+-spec encode_hex(Data, Case) -> Hex when
+      Data :: iodata(),
+      Case :: encode_case(),
+      Hex :: binary().
+encode_hex(Data, Case) ->
+    case b64simd_options:bits(hex_encode, 'case', Case) of
+        Flags when is_integer(Flags), is_binary(Data) ->
+            finish(b64simd_nif:hex_encode(Data, Flags));
+        Flags when is_integer(Flags) ->
+            case b64simd_options:to_binary(Data) of
+                badarg -> ?RAISE(badarg, [Data, Case], #{});
+                Binary -> finish(b64simd_nif:hex_encode(Binary, Flags))
+            end;
+        badarg ->
+            ?RAISE(badarg, [Data, Case], #{})
+    end.
+
+%% @doc Decodes hex digits of either case, as OTP's `binary:decode_hex/1':
+%% `decode_hex(<<"666f6F">>)' gives `<<"foo">>'. Raises `reason()' (with
+%% `error_info', see {@link format_error/2}) for bad hex, `badarg' if `Hex'
+%% is not iodata.
+-spec decode_hex(Hex) -> Data when
+      Hex :: iodata(),
+      Data :: binary().
+decode_hex(Hex) ->
+    case run(decode, Hex, mixed) of
+        Data when is_binary(Data) -> Data;
+        {error, Reason, Byte} -> ?RAISE(Reason, [Hex], #{byte => Byte});
+        badarg -> ?RAISE(badarg, [Hex], #{})
+    end.
+
+%% @doc As {@link decode_hex/1}, accepting the letters of `Case' only:
+%% `uppercase' (`A-F'), `lowercase' (`a-f') or `mixed' (both).
+-spec decode_hex(Hex, Case) -> Data when
+      Hex :: iodata(),
+      Case :: decode_case(),
+      Data :: binary().
+decode_hex(Hex, Case) ->
+    case run(decode, Hex, Case) of
+        Data when is_binary(Data) -> Data;
+        {error, Reason, Byte} -> ?RAISE(Reason, [Hex, Case], #{byte => Byte});
+        badarg -> ?RAISE(badarg, [Hex, Case], #{})
+    end.
+
+%% @doc As {@link decode_hex/1}, but bad hex gives `{error, Reason}'. Still
+%% raises `badarg' if `Hex' is not iodata.
+-spec try_decode_hex(Hex) -> {ok, Data} | {error, Reason} when
+      Hex :: iodata(),
+      Data :: binary(),
+      Reason :: reason().
+try_decode_hex(Hex) ->
+    case run(decode, Hex, mixed) of
+        Data when is_binary(Data) -> {ok, Data};
+        {error, Reason, _Byte} -> {error, Reason};
+        badarg -> ?RAISE(badarg, [Hex], #{})
+    end.
+
+%% @doc As {@link decode_hex/2}, but bad hex gives `{error, Reason}'.
+-spec try_decode_hex(Hex, Case) -> {ok, Data} | {error, Reason} when
+      Hex :: iodata(),
+      Case :: decode_case(),
+      Data :: binary(),
+      Reason :: reason().
+try_decode_hex(Hex, Case) ->
+    case run(decode, Hex, Case) of
+        Data when is_binary(Data) -> {ok, Data};
+        {error, Reason, _Byte} -> {error, Reason};
+        badarg -> ?RAISE(badarg, [Hex, Case], #{})
+    end.
+
+%% @doc Whether {@link decode_hex/1} would succeed, without building the
+%% data. Raises `badarg' if `Hex' is not iodata.
+-spec is_valid_hex(Hex) -> boolean() when
+      Hex :: iodata().
+is_valid_hex(Hex) ->
+    case run(is_valid, Hex, mixed) of
+        badarg -> ?RAISE(badarg, [Hex], #{});
+        Valid -> Valid
+    end.
+
+%% @doc Whether {@link decode_hex/2} would succeed with `Case'.
+-spec is_valid_hex(Hex, Case) -> boolean() when
+      Hex :: iodata(),
+      Case :: decode_case().
+is_valid_hex(Hex, Case) ->
+    case run(is_valid, Hex, Case) of
+        badarg -> ?RAISE(badarg, [Hex, Case], #{});
+        Valid -> Valid
+    end.
+
+%% @doc Says what a reason (raised by this module, or returned by
+%% {@link try_decode_hex/1}) means: `format_error({incomplete, 5})' says
+%% that the digit at byte 5 has no pair.
+-spec format_error(Reason) -> Message when
+      Reason :: reason() | badarg,
+      Message :: string().
+format_error(Reason) ->
+    unicode:characters_to_list(b64simd_messages:reason(Reason, #{encoding => base16})).
+
+%% @doc Explains an error raised by this module, for `erl_error' and the
+%% shell: a map from argument position to what is wrong and how to fix it.
+-spec format_error(Reason, StackTrace) -> ErrorMap when
+      Reason :: term(),
+      StackTrace :: erlang:stacktrace(),
+      ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
+format_error(badarg, [{_M, Function, Args, _Info} | _]) when is_list(Args) ->
+    b64simd_messages:arguments(kind(Function), Args);
+format_error(Reason, [{_M, _Function, [_Hex | Rest], Info} | _]) ->
+    Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
+    Case = case Rest of
+               [Given] -> Given;
+               [] -> mixed
+           end,
+    Context = #{byte => maps:get(byte, Cause, undefined), encoding => base16,
+                options => #{'case' => Case}},
+    #{1 => b64simd_messages:reason(Reason, Context)};
+format_error(_Reason, _StackTrace) ->
+    #{}.
+
+%%====================================================================
+%% Internal
+%%====================================================================
+
+kind(encode_hex) -> hex_encode;
+kind(_Decode) -> hex_decode.
+
+%% What the NIF `Nif' (decode, is_valid) gives for `Hex' accepting `Case':
+%% its result, or `badarg' for bad iodata or a bad case. A binary of either
+%% case goes to the NIF of arity 1, which takes that case as a constant.
+-compile({inline, [run/3, nif/3, finish/1]}).
+run(Nif, Hex, mixed) when is_binary(Hex) ->
+    finish(nif(Nif, Hex, default));
+run(Nif, Hex, Case) ->
+    case b64simd_options:bits(hex_decode, 'case', Case) of
+        Flags when is_integer(Flags), is_binary(Hex) ->
+            finish(nif(Nif, Hex, Flags));
+        Flags when is_integer(Flags) ->
+            case b64simd_options:to_binary(Hex) of
+                badarg -> badarg;
+                Binary -> finish(nif(Nif, Binary, Flags))
+            end;
+        badarg ->
+            badarg
+    end.
+
+nif(decode, Binary, default) -> b64simd_nif:hex_decode(Binary);
+nif(decode, Binary, Flags) -> b64simd_nif:hex_decode(Binary, Flags);
+nif(is_valid, Binary, default) -> b64simd_nif:hex_is_valid(Binary);
+nif(is_valid, Binary, Flags) -> b64simd_nif:hex_is_valid(Binary, Flags).
+
+%% Big inputs come back as `{continue, Job}' after each slice.
+finish({continue, _} = Continue) ->
+    b64simd_options:finish(Continue);
+finish(Result) ->
+    Result.
