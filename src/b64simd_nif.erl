@@ -23,7 +23,7 @@
 %% library built with cargo's `hooks' feature; a normal build has none.
 -ifdef(B64SIMD_HOOKS).
 -export([encode_dirty/2, decode_dirty/2, flag_layout/0]).
--export([supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0]).
+-export([supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0, weights/0]).
 -define(LIBRARY, "libb64simd_nif_hooks").
 -else.
 -define(LIBRARY, "libb64simd_nif").
@@ -178,6 +178,11 @@ slice_bytes() -> not_loaded().
 -spec call_cost() -> {{non_neg_integer(), pos_integer()}, {non_neg_integer(), pos_integer()},
                       pos_integer()}.
 call_cost() -> not_loaded().
+
+%% Each codec's weight, measured at load: what one of its input bytes costs
+%% in bytes of Base64 work of its kind (encode or decode).
+-spec weights() -> #{hex_encode | hex_decode | base32_encode | base32_decode => pos_integer()}.
+weights() -> not_loaded().
 
 -endif.
 

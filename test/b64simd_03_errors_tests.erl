@@ -329,7 +329,13 @@ option_parser_agrees_with_the_nif_test_() ->
                         {line_length, [76]}, {line_break, [crlf, lf]}],
              decode => [{mode, [standard, urlsafe, any]}, {padding, [true, false]},
                         {whitespace, [skip, reject]}, {canonical, [false, true]}],
-             mime => [{mode, [standard, urlsafe, any]}, {padding, [true, false]}]},
+             mime => [{mode, [standard, urlsafe, any]}, {padding, [true, false]}],
+             hex_encode => [{'case', [uppercase, lowercase]}],
+             hex_decode => [{'case', [uppercase, lowercase, mixed]}],
+             base32_encode => [{alphabet, [standard, hex]}, {'case', [upper, lower]},
+                               {padding, [true, false]}],
+             base32_decode => [{alphabet, [standard, hex]}, {'case', [upper, lower, mixed]},
+                               {padding, [true, false]}]},
     Layout = b64simd_nif:flag_layout(),
     [{atom_to_list(Kind),
       fun() -> parses_every_map(Kind, KindKeys, maps:get(Kind, Layout)) end}
@@ -358,8 +364,14 @@ expected_flags(Map, Keys, Layout) ->
                                error -> 0
                            end
                    end,
+            %% Base16's case and Base32's: upper by default.
+            Upper = case maps:find('case', Layout) of
+                        {ok, #{uppercase := _}} -> uppercase;
+                        _ -> upper
+                    end,
             Bits(mode, standard) bor Bits(padding, true) bor Bits(whitespace, skip)
                 bor Bits(canonical, false) bor Bits(line_break, crlf)
+                bor Bits(alphabet, standard) bor Bits('case', Upper)
                 bor (maps:get(line_length, Map, 0) bsl 8)
     end.
 
@@ -367,7 +379,8 @@ expected_flags(Map, Keys, Layout) ->
 %% the line length aside, which is no flag.
 option_table_is_the_nif_layout_test() ->
     Layout = b64simd_nif:flag_layout(),
+    Kinds = [encode, decode, mime, hex_encode, hex_decode, base32_encode, base32_decode],
     [?assertEqual(maps:get(Kind, Layout),
                   maps:remove(line_length, b64simd_options:table(Kind)), Kind)
-     || Kind <- [encode, decode, mime]],
-    ?assertEqual([decode, encode, mime], lists:sort(maps:keys(Layout))).
+     || Kind <- Kinds],
+    ?assertEqual(lists:sort(Kinds), lists:sort(maps:keys(Layout))).

@@ -277,44 +277,13 @@ run_job(Job) ->
 %% unbroken text, is charged its calibrated factor times its bytes.
 small_calls_are_charged_their_cost_test() ->
     {{EncodeFixed, EncodePs}, {DecodeFixed, DecodePs}, Whitespace} = b64simd_nif:call_cost(),
-    Calls = 2000,
-    CallNs = fun(Fixed, Ps, Bytes) -> Fixed + Bytes * Ps div 1000 end,
     Plain = rand:bytes(8192),
     Text = base64:encode(Plain),
     Mime = b64simd:encode(Plain, #{line_length => 76}),
-    [begin
-         Extra = reductions(Fun, Big, Calls) - reductions(Fun, Small, Calls),
-         %% 10 ns of work a reduction (400 ns per 40).
-         PerCall = CallNs(Fixed, Ps, byte_size(Big) * Factor) div 10,
-         Expected = Calls * PerCall,
-         %% erts counts a charge only up to the reductions the process has
-         %% left (BUMP_REDS stops at zero; it yields all the same), so each
-         %% timeslice of 4000 may count up to one call's charge short: 14%
-         %% of a timeslice for this call on the scalar fallback kernel.
-         Timeslices = Expected div 4000 + 1,
-         Noise = 200 + Expected div 20,
-         Label = label({Op, extra_reductions, Extra, expected, Expected, per_call, PerCall}),
-         ?assert(Expected > 1000),
-         ?assert(Extra =< Expected + Noise, Label),
-         ?assert(Extra >= Expected - Timeslices * PerCall - Noise, Label)
-     end
+    [b64simd_test_lib:charged_as(Op, Fun, Small, Big, Fixed, Ps * Factor)
      || {Op, Fun, Small, Big, Fixed, Ps, Factor} <-
             [{encode, fun b64simd:encode/1, <<"abc">>, Plain, EncodeFixed, EncodePs, 1},
              {decode, fun b64simd:decode/1, <<"YWJj">>, Text, DecodeFixed, DecodePs, 1},
              {decode_mime, fun b64simd:decode/1, <<"YWJj">>, Mime, DecodeFixed, DecodePs,
               Whitespace}]],
     ok.
-
-%% Reductions a fresh process spends calling Fun(Input) Calls times.
-reductions(Fun, Input, Calls) ->
-    Parent = self(),
-    Pid = spawn(fun() ->
-                        {reductions, R0} = process_info(self(), reductions),
-                        call_n(Fun, Input, Calls),
-                        {reductions, R1} = process_info(self(), reductions),
-                        Parent ! {self(), R1 - R0}
-                end),
-    receive {Pid, Reductions} -> Reductions end.
-
-call_n(_Fun, _Input, 0) -> ok;
-call_n(Fun, Input, N) -> _ = Fun(Input), call_n(Fun, Input, N - 1).

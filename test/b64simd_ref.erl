@@ -11,6 +11,7 @@
 
 -export([encode/2, decode/2]).
 -export([alphabet/1, lines/3]).
+-export([hex_decode/2, base32_encode/2, base32_decode/2]).
 
 -type encode_options() :: #{mode => standard | urlsafe, padding => boolean(),
                             line_length => pos_integer(), line_break => crlf | lf}.
@@ -173,3 +174,110 @@ common() ->
 
 %% The bytes skipped as whitespace (as OTP: not `\f' nor `\v').
 whitespace() -> "\t\n\r ".
+
+%%====================================================================
+%% Base16 and Base32 (RFC 4648 sections 8, 6 and 7)
+%%====================================================================
+
+%% @doc Decodes hex digits of `Case' (`uppercase', `lowercase' or `mixed'):
+%% the data, or the first error read left to right (a byte that is not a
+%% digit of the case; else a digit without a pair).
+-spec hex_decode(binary(), uppercase | lowercase | mixed) -> {ok, binary()} | {error, term()}.
+hex_decode(Hex, Case) ->
+    Digits = [hex_digit(C, Case) || <<C>> <= Hex],
+    case {string:str(Digits, [bad]), byte_size(Hex) rem 2} of
+        {0, 0} -> {ok, << <<(H * 16 + L)>> || <<H, L>> <= list_to_binary(Digits) >>};
+        {0, 1} -> {error, {incomplete, byte_size(Hex) - 1}};
+        {Bad, _} -> {error, {invalid_character, Bad - 1}}
+    end.
+
+hex_digit(C, _Case) when C >= $0, C =< $9 -> C - $0;
+hex_digit(C, Case) when C >= $A, C =< $F, Case =/= lowercase -> C - $A + 10;
+hex_digit(C, Case) when C >= $a, C =< $f, Case =/= uppercase -> C - $a + 10;
+hex_digit(_C, _Case) -> bad.
+
+%% @doc Encodes `Data' as Base32 under `#{alphabet, case, padding}' (defaults
+%% standard, upper, padded).
+-spec base32_encode(binary(), map()) -> binary().
+base32_encode(Data, Options) ->
+    Symbols = list_to_tuple(base32_symbols(Options, maps:get('case', Options, upper))),
+    Bits = bit_size(Data),
+    Pad = (5 - Bits rem 5) rem 5,
+    Body = << <<(element(S + 1, Symbols))>> || <<S:5>> <= <<Data/bitstring, 0:Pad>> >>,
+    case maps:get(padding, Options, true) of
+        true -> <<Body/binary, (binary:copy(<<"=">>, (8 - byte_size(Body) rem 8) rem 8))/binary>>;
+        false -> Body
+    end.
+
+base32_symbols(Options, Case) ->
+    Upper = case maps:get(alphabet, Options, standard) of
+                standard -> "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+                hex -> "0123456789ABCDEFGHIJKLMNOPQRSTUV"
+            end,
+    case Case of
+        lower -> string:to_lower(Upper);
+        _ -> Upper
+    end.
+
+%% @doc Decodes Base32 under `#{alphabet, case, padding}' by the rules of
+%% `b64simd_base32' (its module doc): groups of 8 before the last take
+%% symbols only ('=' there is bad padding); the last group's characters,
+%% then its padding, then its length.
+-spec base32_decode(binary(), map()) -> {ok, binary()} | {error, term()}.
+base32_decode(Text, Options) ->
+    Case = maps:get('case', Options, upper),
+    Values = maps:from_list(lists:append(
+                [[{S, V} || Case =/= lower] ++ [{string:to_lower(S), V} || Case =/= upper]
+                 || {S, V} <- lists:zip(base32_symbols(Options, upper), lists:seq(0, 31))])),
+    Last = max(0, byte_size(Text) - 1) div 8 * 8,
+    <<Groups:Last/binary, Group/binary>> = Text,
+    Value = fun(C) -> maps:get(C, Values, bad) end,
+    Padding = maps:get(padding, Options, true),
+    case first(fun(C) -> Value(C) =:= bad end, Groups) of
+        {At, $=} -> {error, {bad_padding, At}};
+        {At, _} -> {error, {invalid_character, At}};
+        none -> base32_last(Group, Last, Value, Groups, Padding)
+    end.
+
+base32_last(Group, Last, Value, Groups, Padding) ->
+    Chars = case first(fun(C) -> C =:= $= end, Group) of
+                none -> byte_size(Group);
+                {At, _} -> At
+            end,
+    <<Data:Chars/binary, Pad/binary>> = Group,
+    Padded = Pad =/= <<>>,
+    Error = case first(fun(C) -> C =/= $= andalso Value(C) =:= bad end, Group) of
+                {Bad, _} -> {invalid_character, Last + Bad};
+                none when Padded, byte_size(Group) =/= 8 -> {bad_padding, Last + Chars};
+                none when Padded -> pad_error(Pad, Chars, Last);
+                none when Chars =:= 1; Chars =:= 3; Chars =:= 6 -> {incomplete, Last};
+                none when Padding, Chars > 0, Chars < 8 -> missing_padding;
+                none -> none
+            end,
+    case Error of
+        none ->
+            Bits = << <<(Value(C)):5>> || <<C>> <= <<Groups/binary, Data/binary>> >>,
+            Whole = bit_size(Bits) div 8 * 8,
+            <<Bytes:Whole/bitstring, _/bitstring>> = Bits,
+            {ok, Bytes};
+        _ ->
+            {error, Error}
+    end.
+
+pad_error(Pad, Chars, Last) ->
+    case lists:member(Chars, [2, 4, 5, 7]) andalso Pad =:= binary:copy(<<"=">>, 8 - Chars) of
+        true -> none;
+        false -> {bad_padding, Last + Chars}
+    end.
+
+%% The offset and byte of the first byte of `Bin' that `Pred' holds for.
+first(Pred, Bin) ->
+    first(Pred, Bin, 0).
+
+first(Pred, <<C, Rest/binary>>, At) ->
+    case Pred(C) of
+        true -> {At, C};
+        false -> first(Pred, Rest, At + 1)
+    end;
+first(_Pred, <<>>, _At) ->
+    none.

@@ -2,12 +2,14 @@
 %% iolist shapes and OTP's decoder as an oracle (the model of every option
 %% is b64simd_ref).
 -module(b64simd_test_lib).
+-include_lib("eunit/include/eunit.hrl").
 
 -export([encode_option_sets/0, decode_option_sets/0, label/1]).
 -export([seed/1]).
 -export([iolist_shapes/1]).
 -export([otp_decode/1, result/1]).
 -export([outcome/1]).
+-export([charged_as/6]).
 
 %% @doc Every encode option map: mode x padding, with the defaults spelled
 %% out and left implicit.
@@ -115,3 +117,40 @@ result(Fun) ->
     catch
         error:Reason -> {error, Reason}
     end.
+
+%% @doc Checks that a loop of `Fun(Big)' calls is charged what they cost,
+%% `FixedNs' plus `PsPerByte' per byte a call (the calibrated cost; 10 ns
+%% of work a reduction), beyond the same loop of `Fun(Small)' calls, which
+%% are too short to be charged: the loop's own reductions.
+-spec charged_as(atom(), fun((binary()) -> term()), binary(), binary(), non_neg_integer(),
+                 non_neg_integer()) -> ok.
+charged_as(Op, Fun, Small, Big, FixedNs, PsPerByte) ->
+    Calls = 2000,
+    Extra = reductions(Fun, Big, Calls) - reductions(Fun, Small, Calls),
+    PerCall = (FixedNs + byte_size(Big) * PsPerByte div 1000) div 10,
+    Expected = Calls * PerCall,
+    %% erts counts a charge only up to the reductions the process has left
+    %% (BUMP_REDS stops at zero; it yields all the same), so each timeslice
+    %% of 4000 may count up to one call's charge short: 14% of a timeslice
+    %% for a Base64 call on the scalar fallback kernel.
+    Timeslices = Expected div 4000 + 1,
+    Noise = 200 + Expected div 20,
+    Label = label({Op, extra_reductions, Extra, expected, Expected, per_call, PerCall}),
+    ?assert(Expected > 1000, Label),
+    ?assert(Extra =< Expected + Noise, Label),
+    ?assert(Extra >= Expected - Timeslices * PerCall - Noise, Label),
+    ok.
+
+%% Reductions a fresh process spends calling Fun(Input) Calls times.
+reductions(Fun, Input, Calls) ->
+    Parent = self(),
+    Pid = spawn(fun() ->
+                        {reductions, R0} = process_info(self(), reductions),
+                        call_n(Fun, Input, Calls),
+                        {reductions, R1} = process_info(self(), reductions),
+                        Parent ! {self(), R1 - R0}
+                end),
+    receive {Pid, Reductions} -> Reductions end.
+
+call_n(_Fun, _Input, 0) -> ok;
+call_n(Fun, Input, N) -> _ = Fun(Input), call_n(Fun, Input, N - 1).

@@ -4,7 +4,7 @@
 //! scheduler for the latency probe's comparison.
 
 use crate::term::{decode_options, encode_options, error_term, new_binary, system_limit};
-use b64simd_core::budget::{self, Work};
+use b64simd_core::budget::{self, Codec, Work};
 use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::job::Job;
@@ -47,6 +47,21 @@ fn call_cost() -> ((usize, usize), (usize, usize), usize) {
         budget::call_cost_of(Work::Decode),
         budget::whitespace_factor(),
     )
+}
+
+/// Each codec's weight against Base64's work of its kind, measured at load:
+/// `#{hex_encode => W, hex_decode => W, base32_encode => W, base32_decode => W}`.
+#[rustler::nif]
+fn weights(env: Env) -> NifResult<HashMap<Atom, usize>> {
+    [
+        ("hex_encode", Codec::HexEncode),
+        ("hex_decode", Codec::HexDecode),
+        ("base32_encode", Codec::Base32Encode),
+        ("base32_decode", Codec::Base32Decode),
+    ]
+    .into_iter()
+    .map(|(name, codec)| Ok((Atom::from_str(env, name)?, budget::weight(codec))))
+    .collect()
 }
 
 /// The options each kind of call takes and each value's flag bits
