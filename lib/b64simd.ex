@@ -1,11 +1,18 @@
 defmodule B64Simd do
   @moduledoc ~S"""
-  Base64 and Base64url (RFC 4648) at memory-copy speed, a drop-in for the
-  64-bit half of Elixir's `Base`.
+  Base64, Base64url, Base32 and Base16 (RFC 4648) at SIMD speed, a drop-in
+  for all of Elixir's `Base`: `alias B64Simd, as: Base` keeps a program
+  working.
 
-  Same function names, options and results as `Base`: `encode64/2`,
+  Every function of `Base` with its options and results: `encode64/2`,
   `decode64/2` returning `{:ok, binary} | :error`, `decode64!/2` raising
-  `ArgumentError`, their `url_` variants, and `valid64?/2`. Unlike `Base`,
+  `ArgumentError`, their `url_` variants, `valid64?/2`, and the same for
+  Base16 (`encode16/2`, `decode16/2`, `decode16!/2`, `valid16?/2`, with
+  `case:`) and Base32 (`encode32/2` and the rest, and their `hex_`
+  variants in the extended hex alphabet, with `case:` and `padding:`). As in
+  `Base`, `decode16/2` takes upper-case digits unless told `case: :lower` or
+  `case: :mixed`, Base32 padding is required unless `padding: false` (which
+  accepts it when complete), and neither skips whitespace. Unlike `Base`,
   every function also takes iodata, `decode64!/2` says what is wrong and at
   which byte, and options are checked: an unknown option or a bad value
   raises `ArgumentError` naming it, where `Base` ignores what it does not
@@ -42,6 +49,10 @@ defmodule B64Simd do
       :error
       iex> B64Simd.decode64("Zm9vYg==\n", ignore: :whitespace)
       {:ok, "foob"}
+      iex> B64Simd.encode16(<<222, 173, 190, 239>>, case: :lower)
+      "deadbeef"
+      iex> B64Simd.decode32("mzxw6ytboi", case: :lower, padding: false)
+      {:ok, "foobar"}
   """
 
   @typedoc "Options of the encoding functions; see the module documentation."
@@ -50,6 +61,14 @@ defmodule B64Simd do
           line_length: pos_integer,
           line_break: :crlf | :lf
         ]
+  @typedoc "Options of `encode16/2`: the case of the letters written."
+  @type encode16_options :: [case: :upper | :lower]
+  @typedoc "Options of the Base16 decoding functions: the letters accepted."
+  @type decode16_options :: [case: :upper | :lower | :mixed]
+  @typedoc "Options of the Base32 encoding functions."
+  @type encode32_options :: [case: :upper | :lower, padding: boolean]
+  @typedoc "Options of the Base32 decoding functions."
+  @type decode32_options :: [case: :upper | :lower | :mixed, padding: boolean]
   @typedoc "Options of the decoding functions; see the module documentation."
   @type decode_options :: [
           padding: boolean,
@@ -200,6 +219,164 @@ defmodule B64Simd do
     do: :b64simd.is_valid(string, decode_options(:urlsafe, opts))
 
   @doc """
+  Encodes `data` as Base16 (hex), as `Base.encode16/2`: upper-case letters,
+  or lower-case with `case: :lower`.
+
+      iex> B64Simd.encode16("foobar")
+      "666F6F626172"
+      iex> B64Simd.encode16(["foo", "bar"], case: :lower)
+      "666f6f626172"
+  """
+  @spec encode16(iodata, encode16_options) :: binary
+  def encode16(data, opts \\ [])
+  def encode16(data, []), do: :b64simd_hex.encode_hex(data)
+  def encode16(data, opts), do: :b64simd_hex.encode_hex(data, hex_case(:encode16, opts))
+
+  @doc """
+  Decodes Base16, as `Base.decode16/2`: `{:ok, data}` or `:error`. Takes
+  upper-case letters only, as `Base` does, unless told `case: :lower` or
+  `case: :mixed`.
+
+      iex> B64Simd.decode16("666F6F626172")
+      {:ok, "foobar"}
+      iex> B64Simd.decode16("666f6f626172")
+      :error
+      iex> B64Simd.decode16("666f6F626172", case: :mixed)
+      {:ok, "foobar"}
+  """
+  @spec decode16(iodata, decode16_options) :: {:ok, binary} | :error
+  def decode16(string, opts \\ []),
+    do: ok_or_error(:b64simd_hex.try_decode_hex(string, hex_case(:decode16, opts)))
+
+  @doc """
+  Decodes Base16, as `Base.decode16!/2`; raises `ArgumentError` naming the
+  problem and its byte offset.
+
+      iex> B64Simd.decode16!("666F6F626172")
+      "foobar"
+      iex> B64Simd.decode16!("666f")
+      ** (ArgumentError) invalid hex digit 0x66 ('f') at byte 3; use case: :mixed to accept both cases
+  """
+  @spec decode16!(iodata, decode16_options) :: binary
+  def decode16!(string, opts \\ []) do
+    letters = hex_case(:decode16, opts)
+
+    case :b64simd_hex.try_decode_hex(string, letters) do
+      {:ok, data} -> data
+      {:error, reason} -> raise_decode_error(string, reason, :base16, %{case: letters})
+    end
+  end
+
+  @doc """
+  Whether `decode16/2` would succeed with these options (as
+  `Base.valid16?/2`), without building the data.
+
+      iex> B64Simd.valid16?("666F")
+      true
+      iex> B64Simd.valid16?("666f")
+      false
+  """
+  @spec valid16?(iodata, decode16_options) :: boolean
+  def valid16?(string, opts \\ []),
+    do: :b64simd_hex.is_valid_hex(string, hex_case(:decode16, opts))
+
+  @doc """
+  Encodes `data` as Base32 (RFC 4648 section 6), as `Base.encode32/2`:
+  `case:` (`:upper` or `:lower`) and `padding:` (default `true`).
+
+      iex> B64Simd.encode32("foobar")
+      "MZXW6YTBOI======"
+      iex> B64Simd.encode32("foobar", case: :lower, padding: false)
+      "mzxw6ytboi"
+  """
+  @spec encode32(iodata, encode32_options) :: binary
+  def encode32(data, opts \\ []),
+    do: :b64simd_base32.encode(data, base32_options(:encode32, :standard, opts))
+
+  @doc """
+  Decodes Base32, as `Base.decode32/2`: `{:ok, data}` or `:error`.
+  `case:` is `:upper` (default), `:lower` or `:mixed`; `padding: false`
+  makes padding optional.
+
+      iex> B64Simd.decode32("MZXW6YTBOI======")
+      {:ok, "foobar"}
+      iex> B64Simd.decode32("MZXW6YTBOI")
+      :error
+      iex> B64Simd.decode32("mzXW6ytBOi", case: :mixed, padding: false)
+      {:ok, "foobar"}
+  """
+  @spec decode32(iodata, decode32_options) :: {:ok, binary} | :error
+  def decode32(string, opts \\ []),
+    do: ok_or_error(:b64simd_base32.try_decode(string, base32_options(:decode32, :standard, opts)))
+
+  @doc """
+  Decodes Base32, as `Base.decode32!/2`; raises `ArgumentError` naming the
+  problem and its byte offset.
+
+      iex> B64Simd.decode32!("MZXW6YTBOI======")
+      "foobar"
+      iex> B64Simd.decode32!("MZXW6YTBOI")
+      ** (ArgumentError) missing '=' padding at the end; use padding: false to accept unpadded input
+  """
+  @spec decode32!(iodata, decode32_options) :: binary
+  def decode32!(string, opts \\ []), do: decode32!(string, :standard, opts)
+
+  @doc """
+  Whether `decode32/2` would succeed with these options (as
+  `Base.valid32?/2`), without building the data.
+
+      iex> B64Simd.valid32?("MZXW6YTBOI======")
+      true
+  """
+  @spec valid32?(iodata, decode32_options) :: boolean
+  def valid32?(string, opts \\ []),
+    do: :b64simd_base32.is_valid(string, base32_options(:decode32, :standard, opts))
+
+  @doc """
+  Encodes `data` as Base32 in the extended hex alphabet (RFC 4648 section
+  7), as `Base.hex_encode32/2`.
+
+      iex> B64Simd.hex_encode32("foobar")
+      "CPNMUOJ1E8======"
+  """
+  @spec hex_encode32(iodata, encode32_options) :: binary
+  def hex_encode32(data, opts \\ []),
+    do: :b64simd_base32.encode(data, base32_options(:encode32, :hex, opts))
+
+  @doc """
+  Decodes Base32 in the extended hex alphabet, as `Base.hex_decode32/2`.
+
+      iex> B64Simd.hex_decode32("CPNMUOJ1E8======")
+      {:ok, "foobar"}
+      iex> B64Simd.hex_decode32("cpnmuoj1e8", case: :lower, padding: false)
+      {:ok, "foobar"}
+  """
+  @spec hex_decode32(iodata, decode32_options) :: {:ok, binary} | :error
+  def hex_decode32(string, opts \\ []),
+    do: ok_or_error(:b64simd_base32.try_decode(string, base32_options(:decode32, :hex, opts)))
+
+  @doc """
+  Decodes Base32 in the extended hex alphabet, as `Base.hex_decode32!/2`;
+  raises `ArgumentError` naming the problem and its byte offset.
+
+      iex> B64Simd.hex_decode32!("CPNMUOJ1E8======")
+      "foobar"
+  """
+  @spec hex_decode32!(iodata, decode32_options) :: binary
+  def hex_decode32!(string, opts \\ []), do: decode32!(string, :hex, opts)
+
+  @doc """
+  Whether `hex_decode32/2` would succeed with these options (as
+  `Base.hex_valid32?/2`).
+
+      iex> B64Simd.hex_valid32?("CPNMUOJ1E8======")
+      true
+  """
+  @spec hex_valid32?(iodata, decode32_options) :: boolean
+  def hex_valid32?(string, opts \\ []),
+    do: :b64simd_base32.is_valid(string, base32_options(:decode32, :hex, opts))
+
+  @doc """
   Encodes an enumerable of iodata chunks as standard Base64, lazily: a stream
   of the encodings of the whole 3-byte groups so far, then of the rest. Any
   chunking gives `encode64/2`'s result, line wrapping included. Options as
@@ -273,27 +450,38 @@ defmodule B64Simd do
     options = decode_options(mode, opts)
 
     case :b64simd.try_decode(string, options) do
-      {:ok, data} ->
-        {:ok, data}
-
-      {:error, reason} ->
-        byte =
-          case reason do
-            {_kind, at} -> :binary.at(IO.iodata_to_binary(string), at)
-            :missing_padding -> :undefined
-          end
-
-        {:error, decode_error(reason, byte, options, false)}
+      {:ok, data} -> {:ok, data}
+      {:error, reason} -> {:error, decode_error(reason, byte_at(string, reason), options, false)}
     end
+  end
+
+  defp decode32!(string, alphabet, opts) do
+    options = base32_options(:decode32, alphabet, opts)
+
+    case :b64simd_base32.try_decode(string, options) do
+      {:ok, data} -> data
+      {:error, reason} -> raise_decode_error(string, reason, :base32, options)
+    end
+  end
+
+  # The byte at a reason's offset, which the message shows.
+  defp byte_at(string, {_kind, at}), do: :binary.at(IO.iodata_to_binary(string), at)
+  defp byte_at(_string, :missing_padding), do: :undefined
+
+  defp raise_decode_error(string, reason, encoding, options) do
+    context = %{byte: byte_at(string, reason), encoding: encoding, options: options}
+    raise ArgumentError, message(reason, context)
   end
 
   # The exception for a reason: the sentence is b64simd's
   # (:b64simd_messages), in Base's words.
   defp decode_error(reason, byte, options, stream?) do
-    context = %{byte: byte, kind: :decode, options: options, dialect: :elixir, stream: stream?}
-    message = IO.chardata_to_string(:b64simd_messages.reason(reason, context))
-    %DecodeError{reason: reason, message: message}
+    context = %{byte: byte, kind: :decode, options: options, stream: stream?}
+    %DecodeError{reason: reason, message: message(reason, context)}
   end
+
+  defp message(reason, context),
+    do: IO.chardata_to_string(:b64simd_messages.reason(reason, Map.put(context, :dialect, :elixir)))
 
   defp encode_stream(chunks, mode, opts) do
     options = encode_options(mode, opts)
@@ -384,6 +572,23 @@ defmodule B64Simd do
 
   defp decode_options(mode, opts), do: parse_options(:decode, mode, opts)
 
+  # Base16's case, as b64simd_hex's word for it; the lists calls pass most
+  # are matched first, as above.
+  @compile {:inline, hex_case: 2, base32_options: 3}
+  defp hex_case(_kind, []), do: :uppercase
+  defp hex_case(:encode16, [{:case, lower}]) when lower === :lower, do: :lowercase
+  defp hex_case(:decode16, [{:case, mixed}]) when mixed === :mixed, do: :mixed
+  defp hex_case(:decode16, [{:case, lower}]) when lower === :lower, do: :lowercase
+  defp hex_case(kind, opts), do: parse_options(kind, :uppercase, opts).case
+
+  defp base32_options(_kind, :standard, []), do: %{alphabet: :standard, case: :upper, padding: true}
+  defp base32_options(_kind, :hex, []), do: %{alphabet: :hex, case: :upper, padding: true}
+
+  defp base32_options(_kind, :standard, [{:padding, off}]) when off === false,
+    do: %{alphabet: :standard, case: :upper, padding: false}
+
+  defp base32_options(kind, alphabet, opts), do: parse_options(kind, alphabet, opts)
+
   # Base's options (and ours) as b64simd's map; the first of a repeated key
   # wins, as Keyword.get/2 reads it.
   defp parse_options(kind, mode, opts) when is_list(opts) do
@@ -391,6 +596,8 @@ defmodule B64Simd do
       case kind do
         :encode -> %{mode: mode, padding: true}
         :decode -> %{mode: mode, padding: true, whitespace: :reject}
+        kind when kind in [:encode16, :decode16] -> %{case: mode}
+        kind when kind in [:encode32, :decode32] -> %{alphabet: mode, case: :upper, padding: true}
       end
 
     opts
@@ -405,7 +612,18 @@ defmodule B64Simd do
     do: raise(ArgumentError, "expected a keyword list of options, got: #{inspect(opts)}")
 
   # One option as b64simd's, or an ArgumentError naming it.
-  defp option(_kind, :padding, padding) when is_boolean(padding), do: %{padding: padding}
+  defp option(kind, :padding, padding)
+       when kind in [:encode, :decode, :encode32, :decode32] and is_boolean(padding),
+       do: %{padding: padding}
+
+  defp option(kind, :case, letters)
+       when (kind in [:encode16, :encode32] and letters in [:upper, :lower]) or
+              (kind in [:decode16, :decode32] and letters in [:upper, :lower, :mixed]) do
+    case kind do
+      kind when kind in [:encode16, :decode16] -> %{case: hex_word(letters)}
+      _ -> %{case: letters}
+    end
+  end
 
   defp option(:encode, :line_length, length) when is_integer(length) and length > 0,
     do: %{line_length: length}
@@ -429,6 +647,15 @@ defmodule B64Simd do
         raise ArgumentError, "unknown option #{inspect(key)}; the options are #{known}"
     end
   end
+
+  defp hex_word(:upper), do: :uppercase
+  defp hex_word(:lower), do: :lowercase
+  defp hex_word(:mixed), do: :mixed
+
+  defp expected(:encode16), do: [case: ":upper or :lower"]
+  defp expected(:decode16), do: [case: ":upper, :lower or :mixed"]
+  defp expected(:encode32), do: [case: ":upper or :lower", padding: "true or false"]
+  defp expected(:decode32), do: [case: ":upper, :lower or :mixed", padding: "true or false"]
 
   defp expected(:encode),
     do: [padding: "true or false", line_length: "a positive integer", line_break: ":crlf or :lf"]
