@@ -1,6 +1,8 @@
 #!/bin/sh
 # `make test`: every test, on every simdutf kernel this CPU can run.
 #  1. cargo test on the codec (native/b64simd_core), once per kernel;
+#     Base16 again on const-hex's portable code (cargo feature hex-generic)
+#     and, on x86-64 with qemu-user, on its SSSE3 code (a CPU without AVX2);
 #  2. the fuzzer crate's own tests, then a short differential fuzz run
 #     (scripts/fuzz.sh), 3 s per kernel;
 #  3. EUnit + PropEr, then the Elixir facade's ExUnit tests (against
@@ -21,6 +23,20 @@ for kernel in $kernels; do
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel cargo test --locked --quiet --workspace \
         --manifest-path "$workspace"
 done
+
+# const-hex dispatches on the CPU itself, with no switch: its portable code
+# is a build of its own, and its SSSE3 code runs where AVX2 is missing.
+echo "=== cargo test, Base16 on const-hex's portable code (feature hex-generic)"
+cargo test --locked --quiet -p b64simd_core --features hex-generic \
+    --manifest-path "$workspace" -- hex:: --nocapture
+if [ "$(uname -m)" = x86_64 ] && command -v qemu-x86_64-static >/dev/null; then
+    echo "=== cargo test, Base16 on const-hex's SSSE3 code (qemu-x86_64 -cpu Nehalem: no AVX2)"
+    CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="qemu-x86_64-static -cpu Nehalem" \
+        SIMDUTF_FORCE_IMPLEMENTATION=westmere cargo test --locked --quiet -p b64simd_core \
+        --manifest-path "$workspace" -- hex:: --nocapture
+else
+    echo "b64simd: SKIPPED Base16 on const-hex's SSSE3 code: needs x86-64 and qemu-x86_64-static"
+fi
 
 echo "=== cargo test of the fuzzer crate (sizes beyond 4 GiB)"
 cargo test --release --locked --quiet --manifest-path native/b64simd_fuzz/Cargo.toml

@@ -141,6 +141,30 @@ impl Job for HexDecodeJob {
     }
 }
 
+/// The kernel const-hex runs here, by its own dispatch rules: for the
+/// tests' record and the benchmarks' (const-hex says nothing itself).
+pub fn kernel() -> &'static str {
+    if cfg!(feature = "hex-generic") {
+        return "generic";
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return "avx2";
+        }
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            return "ssse3 (encode), generic (decode)";
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("neon") {
+            return "neon";
+        }
+    }
+    "generic"
+}
+
 /// Whether `byte` is a digit of the alphabet `case` takes.
 #[inline]
 pub fn is_digit(byte: u8, case: LetterCase) -> bool {
@@ -231,6 +255,12 @@ mod tests {
             decoded.as_ref().map(|_| ()).map_err(|e| *e)
         );
         decoded
+    }
+
+    #[test]
+    fn kernel_is_said() {
+        eprintln!("b64simd_core: const-hex kernel: {}", kernel());
+        assert!(!kernel().is_empty());
     }
 
     #[test]

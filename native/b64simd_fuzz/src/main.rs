@@ -4,7 +4,8 @@
 //! and decode jobs one-shot and with random slice sizes, a decoding stream
 //! in pieces, validation) and are compared with the `base64` crate
 //! configured per mode (output bytes, accept/reject) and with
-//! `scalar::decode`, which defines our error reasons and offsets.
+//! `scalar::decode`, which defines our error reasons and offsets. Base16
+//! and Base32 (`codecs`) are compared with a scalar reference of their own.
 //!
 //! simdutf reads `SIMDUTF_FORCE_IMPLEMENTATION` once per process, so the
 //! fuzzer runs one child process per kernel this CPU supports:
@@ -19,6 +20,7 @@
 //! makes the run exit non-zero.
 
 mod check;
+mod codecs;
 mod inputs;
 mod reference;
 
@@ -155,6 +157,7 @@ struct Stats {
     decode_cases: u64,
     encode_cases: u64,
     large_inputs: u64,
+    codec_cases: u64,
     regression_cases: u64,
     mismatches: u64,
 }
@@ -207,12 +210,13 @@ fn run_kernel(args: &Args, kernel: &str) -> ExitCode {
     let s = &fuzzer.stats;
     println!(
         "RESULT kernel={kernel} seed={:#x} cases={} decode={} encode={} large_inputs={} \
-         regression_cases={} mismatches={}",
+         base16_base32={} regression_cases={} mismatches={}",
         args.seed,
-        s.decode_cases + s.encode_cases + s.regression_cases,
+        s.decode_cases + s.encode_cases + s.codec_cases + s.regression_cases,
         s.decode_cases,
         s.encode_cases,
         s.large_inputs,
+        s.codec_cases,
         s.regression_cases,
         s.mismatches
     );
@@ -237,6 +241,7 @@ impl Fuzzer<'_> {
     fn round(&mut self, rng: &mut Rng, len: usize) {
         let plain = inputs::plain(rng, len);
         let large = len > 64 * 1024;
+        self.codecs(rng, &plain[..len.min(64 * 1024)]);
         for opts in check::all_encode_options() {
             let slice = slice_size(rng, len);
             self.stats.encode_cases += 1;
@@ -266,6 +271,24 @@ impl Fuzzer<'_> {
                     self.mismatch("decode", &text, &format!("{opts:?}: {why}"));
                 }
             }
+        }
+    }
+
+    /// Base16 and Base32 of `plain`, and of mutations of its encodings.
+    fn codecs(&mut self, rng: &mut Rng, plain: &[u8]) {
+        let upper = rng.chance(2);
+        let hex_texts = codecs::texts(rng, codecs::hex_reference_encode(plain, upper));
+        self.stats.codec_cases += 1;
+        if let Err(why) = codecs::hex_case(plain, &hex_texts, rng) {
+            let text = hex_texts.iter().max_by_key(|t| t.len()).cloned();
+            self.mismatch("hex", &text.unwrap_or_default(), &why);
+        }
+        let opts = rng.pick(&codecs::base32_encode_options());
+        let base32_texts = codecs::texts(rng, codecs::base32_reference_encode(plain, opts));
+        self.stats.codec_cases += 1;
+        if let Err(why) = codecs::base32_case(plain, &base32_texts, rng) {
+            let text = base32_texts.iter().max_by_key(|t| t.len()).cloned();
+            self.mismatch("base32", &text.unwrap_or_default(), &why);
         }
     }
 
@@ -316,6 +339,18 @@ impl Fuzzer<'_> {
                             failures.push(format!("{opts:?}: {why}"));
                         }
                     }
+                }
+            } else if name.starts_with("hex-") || name.starts_with("base32-") {
+                // The input as data and as text, under every option.
+                self.stats.regression_cases += 1;
+                let texts = [input.clone()];
+                let mut rng = Rng::new(fnv1a(&input));
+                let checked = match name.starts_with("hex-") {
+                    true => codecs::hex_case(&input, &texts, &mut rng),
+                    false => codecs::base32_case(&input, &texts, &mut rng),
+                };
+                if let Err(why) = checked {
+                    failures.push(why);
                 }
             } else if name.starts_with("encode-") {
                 for opts in check::all_encode_options() {
