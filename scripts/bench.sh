@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make bench`: throughput of b64simd against OTP base64, binary:copy/1 and,
-# when their ebin directories are given, other Base64 NIFs; then the
-# scheduler-latency probe, once bench/b64simd_latency.erl exists.
+# when their ebin directories are given, other Base64 NIFs; Base16 and
+# Base32 against OTP's binary:encode_hex/decode_hex and Elixir's Base; then
+# the scheduler-latency probe, once bench/b64simd_latency.erl exists.
 #
 #   sh scripts/bench.sh [throughput|latency|all]        (default: all)
 #
@@ -72,6 +73,7 @@ if [ "$what" != latency ]; then
         bench/c_src/b64simd_floor_nif.c
     run_logged "bench/results/floor-$stamp.txt" b64simd_floor "$ebin"
     run_logged "bench/results/workload-$stamp.txt" b64simd_workload
+    run_logged "bench/results/codecs-$stamp.txt" b64simd_codecs_bench
 fi
 
 # The Elixir facade against the Erlang calls it wraps, and Elixir's Base.
@@ -83,6 +85,9 @@ if [ "$what" != latency ]; then
         exit 1
     }
     cat "$elixir_log"
+    # Base16 and Base32 against Elixir's Base.
+    logged "bench/results/codecs-elixir-$stamp.txt" \
+        env MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_codecs_bench.exs
 fi
 
 # The probe picks its own scheduler settings at run time

@@ -2,8 +2,9 @@
 # `make bench-otp`: b64simd against OTP's `base64` and Elixir's `Base` on
 # OTP 25 / Elixir 1.14 (the host), OTP 27 / Elixir 1.18 and OTP 29 / Elixir
 # 1.20 (the roots of `make test-otp`): encode and decode at 32 B, 4 KiB and
-# 1 MiB (b64simd_bench), the erlfdb workload (b64simd_workload), and the
-# Elixir facade next to Base (b64simd_elixir_bench.exs). The roots run the
+# 1 MiB (b64simd_bench), the erlfdb workload (b64simd_workload), the
+# Elixir facade next to Base (b64simd_elixir_bench.exs), and Base16 and
+# Base32 next to binary:encode_hex/decode_hex and Base (b64simd_codecs_bench). The roots run the
 # release NIF of `make artifacts`, the host its own build of the same
 # sources. Output: bench/results/otp-RELEASE-STAMP.txt.
 set -eu
@@ -15,17 +16,20 @@ nifs=_build/bench-otp/nifs
 rm -rf "$nifs" && mkdir -p "$nifs"
 tar -xzf _build/artifacts/libb64simd_nif-v*-x86_64-unknown-linux-gnu.so.tar.gz -C "$nifs"
 
-# The three harnesses, in the tree at hand (the host's, or a root's copy).
+# The harnesses, in the tree at hand (the host's, or a root's copy).
 # SIZES and ONLY keep b64simd_bench to the three sizes and two libraries.
 harnesses='set -e
 rebar3 compile >/dev/null
 mkdir -p _build/bench/ebin
-erlc +warnings_as_errors -o _build/bench/ebin bench/b64simd_bench.erl bench/b64simd_workload.erl
+erlc +warnings_as_errors -o _build/bench/ebin bench/b64simd_bench.erl bench/b64simd_workload.erl \
+    bench/b64simd_codecs_bench.erl
 paths="-pa _build/default/lib/b64simd/ebin -pa _build/bench/ebin"
 SIZES=32,4096,1048576 ONLY=b64simd,otp-base64 erl -noshell $paths \
     -run b64simd_bench main _build/bench/otp _build/bench/otp.svg
 erl -noshell $paths -run b64simd_workload main
-MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_elixir_bench.exs'
+MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_elixir_bench.exs
+erl -noshell $paths -run b64simd_codecs_bench main
+MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_codecs_bench.exs'
 
 . scripts/steps.sh
 # run RELEASE COMMAND...: COMMAND logged to its result file.
