@@ -43,14 +43,15 @@ pub fn run_call<J: Job>(
     (result, budget::charge_percent(ns))
 }
 
-/// Runs one slice of a job: steps of a fixed size until about a timeslice
-/// has passed, so that a slice lasts the same on any kernel, and also when
-/// page faults on fresh output memory slow it down. Tests force one step of
-/// a given size per slice instead. Returns the step it ended with and the
-/// percent of a timeslice to charge.
+/// Runs one slice of a job: steps of a fixed amount of work (fewer input
+/// bytes for a job whose bytes weigh more) until about a timeslice has
+/// passed, so that a slice lasts the same on any kernel and codec, and also
+/// when page faults on fresh output memory slow it down. Tests force one
+/// step of a given size per slice instead. Returns the step it ended with
+/// and the percent of a timeslice to charge.
 pub fn run_slice<J: Job + ?Sized>(job: &mut J, input: &[u8], output: &mut [u8]) -> (Step, i32) {
     let forced = budget::forced_slice_bytes();
-    let step_bytes = forced.unwrap_or(budget::STEP_BYTES);
+    let step_bytes = forced.unwrap_or(budget::STEP_BYTES / job.cost().weight.max(1));
     let started = Instant::now();
     let step = loop {
         let step = job.step(input, output, step_bytes);
