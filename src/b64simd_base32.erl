@@ -147,24 +147,14 @@ format_error(Reason) ->
       Reason :: term(),
       StackTrace :: erlang:stacktrace(),
       ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
-format_error(badarg, [{_M, Function, Args, _Info} | _]) when is_list(Args) ->
-    b64simd_messages:arguments(kind(Function), Args);
-format_error(Reason, [{_M, _Function, [_Base32 | Rest], Info} | _]) ->
-    Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
-    Options = case Rest of
-                  [Map] when is_map(Map) -> Map;
-                  _ -> #{}
-              end,
-    Context = #{byte => maps:get(byte, Cause, undefined), encoding => base32,
-                kind => base32_decode, options => Options},
-    #{1 => b64simd_messages:reason(Reason, Context)};
-format_error(_Reason, _StackTrace) ->
-    #{}.
+format_error(Reason, StackTrace) ->
+    b64simd_messages:error_map(Reason, StackTrace, fun kind/1, #{encoding => base32}).
 
 %%====================================================================
 %% Internal
 %%====================================================================
 
+%% The kind of call a function makes (its options, its messages).
 kind(encode) -> base32_encode;
 kind(_Decode) -> base32_decode.
 

@@ -6,7 +6,7 @@
 %% argument. No code reads these sentences back.
 -module(b64simd_messages).
 
--export([reason/2, arguments/2]).
+-export([reason/2, arguments/2, error_map/4]).
 
 -export_type([context/0]).
 
@@ -167,6 +167,27 @@ show_byte(Byte) ->
 %%====================================================================
 %% Arguments
 %%====================================================================
+
+%% @doc The map of `format_error/2' for an error raised by `b64simd_hex' or
+%% `b64simd_base32' (its `Context', the encoding): `badarg' described
+%% argument by argument, the kind of call `KindOf' the function; a reason
+%% said with the byte its `error_info' cause carries and the options (for
+%% Base16, the case) of the call.
+-spec error_map(term(), erlang:stacktrace(), fun((atom()) -> b64simd_options:kind()),
+                context()) -> #{pos_integer() => unicode:chardata()}.
+error_map(badarg, [{_M, Function, Args, _Info} | _], KindOf, _Context) when is_list(Args) ->
+    arguments(KindOf(Function), Args);
+error_map(Reason, [{_M, _Function, [_Data | Rest], Info} | _], _KindOf, Context) ->
+    Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
+    Options = case Rest of
+                  [Map] when is_map(Map) -> Map;
+                  [Case] -> #{'case' => Case};
+                  [] -> #{}
+              end,
+    #{1 => reason(Reason, Context#{byte => maps:get(byte, Cause, undefined),
+                                   options => Options})};
+error_map(_Reason, _StackTrace, _KindOf, _Context) ->
+    #{}.
 
 %% @doc What is wrong with each argument of a call of `Kind' that raised
 %% `badarg': data that is not iodata, options that are not a map or hold an

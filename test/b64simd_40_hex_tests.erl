@@ -204,18 +204,7 @@ bad_arguments_test() ->
     ?assertEqual({error, {invalid_character, 1}}, b64simd_hex:try_decode_hex(<<"0x12">>)).
 
 messages_test() ->
-    Explain = fun(Fun) ->
-                      try Fun() of
-                          _ -> none
-                      catch
-                          error:Reason:Stack ->
-                              [{M, _, _, Info} | _] = Stack,
-                              #{module := Module} = proplists:get_value(error_info, Info),
-                              ?assertEqual(b64simd_hex, M),
-                              unicode:characters_to_list(
-                                maps:values(Module:format_error(Reason, Stack)))
-                      end
-              end,
+    Explain = fun b64simd_test_lib:explained/1,
     ?assertEqual("invalid hex digit 0x67 ('g') at byte 2",
                  Explain(fun() -> b64simd_hex:decode_hex(<<"66g6">>) end)),
     ?assertEqual("invalid hex digit 0x61 ('a') at byte 2; use the case mixed (decode_hex/1) "

@@ -198,15 +198,7 @@ bad_arguments_test() ->
     ?assertError({incomplete, 8}, b64simd_base32:decode(<<"MZXW6YTBM">>, #{padding => false})).
 
 messages_test() ->
-    Explain = fun(Fun) ->
-                      try Fun() of
-                          _ -> none
-                      catch
-                          error:Reason:Stack ->
-                              unicode:characters_to_list(
-                                maps:values(b64simd_base32:format_error(Reason, Stack)))
-                      end
-              end,
+    Explain = fun b64simd_test_lib:explained/1,
     ?assertEqual("invalid base32 character 0x30 ('0') at byte 8; use alphabet => hex for the "
                  "extended hex alphabet",
                  Explain(fun() -> b64simd_base32:decode(<<"MZXW6YTB01======">>) end)),

@@ -9,7 +9,7 @@
 -export([iolist_shapes/1]).
 -export([otp_decode/1, result/1]).
 -export([outcome/1]).
--export([charged_as/6]).
+-export([charged_as/6, explained/1]).
 
 %% @doc Every encode option map: mode x padding, with the defaults spelled
 %% out and left implicit.
@@ -154,3 +154,16 @@ reductions(Fun, Input, Calls) ->
 
 call_n(_Fun, _Input, 0) -> ok;
 call_n(Fun, Input, N) -> _ = Fun(Input), call_n(Fun, Input, N - 1).
+
+%% @doc What the module that raised from `Fun()' says of it through its
+%% `format_error/2' (its error_info), or `none' if nothing was raised.
+-spec explained(fun(() -> term())) -> string() | none.
+explained(Fun) ->
+    try Fun() of
+        _ -> none
+    catch
+        error:Reason:Stack ->
+            [{_, _, _, Info} | _] = Stack,
+            #{module := Module} = proplists:get_value(error_info, Info),
+            unicode:characters_to_list(maps:values(Module:format_error(Reason, Stack)))
+    end.
