@@ -2,9 +2,8 @@
 //! with Elixir `Base`'s options: the letter case written or taken, and
 //! padding written, required or optional. The kernels are the
 //! `data-encoding` crate's (no SIMD Base32 crate with run-time dispatch is
-//! published), but for whole groups encoded (`encode_groups`); they decode
-//! without padding and, as `Base` does, without checking the unused bits of
-//! the last character. Padding, the final
+//! published); they decode without padding and, as `Base` does, without
+//! checking the unused bits of the last character. Padding, the final
 //! group and every reason and offset are ours, defined here:
 //!
 //! - whole groups of 8 characters before the last group: a byte outside the
@@ -69,38 +68,6 @@ fn encoding(alphabet: Base32Alphabet, case: LetterCase) -> &'static Encoding {
     })
 }
 
-/// The 32 characters of an alphabet in a case (upper or lower).
-fn symbols(alphabet: Base32Alphabet, case: LetterCase) -> &'static [u8; 32] {
-    match (alphabet, case) {
-        (Base32Alphabet::Standard, LetterCase::Lower) => b"abcdefghijklmnopqrstuvwxyz234567",
-        (Base32Alphabet::Standard, _) => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
-        (Base32Alphabet::Hex, LetterCase::Lower) => b"0123456789abcdefghijklmnopqrstuv",
-        (Base32Alphabet::Hex, _) => b"0123456789ABCDEFGHIJKLMNOPQRSTUV",
-    }
-}
-
-/// Whole 5-byte groups as 8 characters each (`output` is 8/5 of `input`):
-/// one 40-bit integer a group, its eight 5-bit fields looked up. The one
-/// encoder of our own, plain scalar code: data-encoding's, generic over
-/// every bit width, is a fifth of its speed (`bench/README.md`), which left
-/// `encode32` below ten times Elixir's; data-encoding still writes the
-/// partial last group, and the tests hold both to the references.
-fn encode_groups(input: &[u8], symbols: &[u8; 32], output: &mut [u8]) {
-    for (group, chars) in input
-        .chunks_exact(GROUP_BYTES)
-        .zip(output.chunks_exact_mut(GROUP_CHARS))
-    {
-        let bits = group
-            .iter()
-            .fold(0u64, |bits, &byte| bits << 8 | u64::from(byte));
-        let mut text = [0u8; GROUP_CHARS];
-        for (i, char) in text.iter_mut().enumerate() {
-            *char = symbols[(bits >> (35 - 5 * i) & 31) as usize];
-        }
-        chars.copy_from_slice(&text);
-    }
-}
-
 /// The value of `byte` in the alphabet and case, if it is one of its
 /// characters.
 #[inline]
@@ -163,19 +130,9 @@ impl Job for Base32EncodeJob {
             (max_input / GROUP_BYTES).max(1) * GROUP_BYTES
         };
         let piece = &input[self.in_pos..self.in_pos + take];
-        let whole = take / GROUP_BYTES * GROUP_BYTES;
-        let whole_len = whole / GROUP_BYTES * GROUP_CHARS;
-        let target = &mut output[self.out_pos..self.out_pos + whole_len];
-        encode_groups(
-            &piece[..whole],
-            symbols(self.opts.alphabet, self.opts.case),
-            target,
-        );
-        // A partial group ends the input: data-encoding's.
         let encoding = encoding(self.opts.alphabet, self.opts.case);
-        let len = whole_len + encoding.encode_len(take - whole);
-        let target = &mut output[self.out_pos + whole_len..self.out_pos + len];
-        encoding.encode_mut(&piece[whole..], target);
+        let len = encoding.encode_len(take);
+        encoding.encode_mut(piece, &mut output[self.out_pos..self.out_pos + len]);
         self.in_pos += take;
         self.out_pos += len;
         if self.in_pos < input.len() {
