@@ -41,8 +41,12 @@ impl HexEncodeJob {
 }
 
 impl Job for HexEncodeJob {
+    /// A step of `max_input` bytes of work writes as much output as one of
+    /// Base64 decode reads: half as many input bytes, as each becomes two
+    /// characters. On memory the system has not touched yet, writing the
+    /// output is most of a step's time, and a step cannot be interrupted.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let take = (input.len() - self.in_pos).min(max_input.max(1));
+        let take = (input.len() - self.in_pos).min((max_input / 2).max(1));
         let piece = &input[self.in_pos..self.in_pos + take];
         let target = &mut output[2 * self.in_pos..2 * (self.in_pos + take)];
         // The lengths agree, const-hex's only condition.
