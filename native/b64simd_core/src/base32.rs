@@ -476,6 +476,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "thousands of inputs: hours under Miri")]
     fn every_length_option_and_slice_against_the_reference() {
         let mut rng = Rng(0x5EED_0032);
         for len in 0..200 {
@@ -501,6 +502,7 @@ mod tests {
     /// Every byte value at every position of texts of up to 24 characters
     /// (three groups, padded and not), under every option set.
     #[test]
+    #[cfg_attr(miri, ignore = "thousands of inputs: hours under Miri")]
     fn every_byte_everywhere() {
         let mut rng = Rng(0x5EED_0033);
         for len in 0..15 {
@@ -529,6 +531,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "thousands of inputs: hours under Miri")]
     fn random_long_inputs() {
         let mut rng = Rng(0x5EED_0034);
         for _ in 0..10 {

@@ -315,6 +315,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "thousands of inputs: hours under Miri")]
     fn every_length_and_slice_against_the_reference() {
         let mut rng = Rng(0x5EED_0016);
         for len in 0..300 {
@@ -341,6 +342,7 @@ mod tests {
     /// under every case and slicing: the kernels' blocks (16 and 32
     /// characters) and their tails.
     #[test]
+    #[cfg_attr(miri, ignore = "thousands of inputs: hours under Miri")]
     fn every_byte_everywhere() {
         let mut rng = Rng(0x5EED_0017);
         for len in 1..66usize {
@@ -365,6 +367,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "thousands of inputs: hours under Miri")]
     fn random_long_inputs() {
         let mut rng = Rng(0x5EED_0018);
         for _ in 0..20 {
