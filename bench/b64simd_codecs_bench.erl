@@ -10,8 +10,10 @@
 %% spreads over both); a round is a loop of calls that lasts about 20 ms (at
 %% least one call), after a garbage collection; the medians are printed and
 %% their ratio, less the median time of the same loop calling a function
-%% that does nothing (as bench/b64simd_elixir_bench.exs does). Run by `scripts/bench.sh' (`make bench') and
-%% `scripts/bench_platforms.sh' (`make bench-otp'); alone:
+%% that does nothing (as bench/b64simd_elixir_bench.exs does). The hex rows
+%% with a target (5x at 32 bytes, 20x from 4 KiB) end with MET or MISSED.
+%% Run by `scripts/bench.sh' (`make bench') and `scripts/bench_platforms.sh'
+%% (`make bench-otp'); alone:
 %%
 %%   erl -noshell -pa _build/default/lib/b64simd/ebin -pa _build/bench/ebin \
 %%       -run b64simd_codecs_bench main
@@ -100,8 +102,19 @@ print({Name, Size, _, _, _}, {Ours, Theirs}) ->
     MiBs = Size / Ours * 1.0e9 / (1 bsl 20),
     case Theirs of
         none ->
-            io:format("  ~-22s ~9B ~14.1f ~14s ~9s ~11B~n", [Name, Size, Ours, "-", "-", round(MiBs)]);
+            io:format("  ~-22s ~9B ~14.1f ~14s ~9s ~13B~n", [Name, Size, Ours, "-", "-", round(MiBs)]);
         _ ->
-            io:format("  ~-22s ~9B ~14.1f ~14.1f ~8.1fx ~11B~n",
-                      [Name, Size, Ours, Theirs, Theirs / Ours, round(MiBs)])
+            io:format("  ~-22s ~9B ~14.1f ~14.1f ~8.1fx ~13B~s~n",
+                      [Name, Size, Ours, Theirs, Theirs / Ours, round(MiBs),
+                       verdict(target(Size), Theirs / Ours)])
     end.
+
+%% The hex targets, OTP's time over ours: 5x for a SHA-256 (32 bytes, 64
+%% digits), 20x from 4 KiB up.
+target(32) -> 5;
+target(Size) when Size >= 4096 -> 20;
+target(_) -> none.
+
+verdict(none, _Ratio) -> "";
+verdict(Target, Ratio) when Ratio >= Target -> io_lib:format("  MET (target ~Bx)", [Target]);
+verdict(Target, _Ratio) -> io_lib:format("  MISSED (target ~Bx)", [Target]).
