@@ -160,24 +160,12 @@ kind(_Decode) -> base32_decode.
 
 %% What the NIF `Nif' (encode, decode, is_valid) gives for `Data' under
 %% `Options': its result, or `badarg' for bad iodata or options.
--compile({inline, [run/3, nif/3]}).
-run(Nif, Data, Options) ->
-    Kind = case Nif of
-               encode -> base32_encode;
-               _ -> base32_decode
-           end,
-    case b64simd_options:flags(Kind, Options) of
-        Flags when is_integer(Flags), is_binary(Data) ->
-            b64simd_options:finish(nif(Nif, Data, Flags));
-        Flags when is_integer(Flags) ->
-            case b64simd_options:to_binary(Data) of
-                badarg -> badarg;
-                Binary -> b64simd_options:finish(nif(Nif, Binary, Flags))
-            end;
-        badarg ->
-            badarg
-    end.
-
-nif(encode, Binary, Flags) -> b64simd_nif:base32_encode(Binary, Flags);
-nif(decode, Binary, Flags) -> b64simd_nif:base32_decode(Binary, Flags);
-nif(is_valid, Binary, Flags) -> b64simd_nif:base32_is_valid(Binary, Flags).
+run(encode, Data, Options) ->
+    b64simd_options:call(fun b64simd_nif:base32_encode/2, Data,
+                         b64simd_options:flags(base32_encode, Options));
+run(decode, Data, Options) ->
+    b64simd_options:call(fun b64simd_nif:base32_decode/2, Data,
+                         b64simd_options:flags(base32_decode, Options));
+run(is_valid, Data, Options) ->
+    b64simd_options:call(fun b64simd_nif:base32_is_valid/2, Data,
+                         b64simd_options:flags(base32_decode, Options)).

@@ -60,16 +60,10 @@ encode_hex(Data) ->
       Case :: encode_case(),
       Hex :: binary().
 encode_hex(Data, Case) ->
-    case b64simd_options:bits(hex_encode, 'case', Case) of
-        Flags when is_integer(Flags), is_binary(Data) ->
-            finish(b64simd_nif:hex_encode(Data, Flags));
-        Flags when is_integer(Flags) ->
-            case b64simd_options:to_binary(Data) of
-                badarg -> ?RAISE(badarg, [Data, Case], #{});
-                Binary -> finish(b64simd_nif:hex_encode(Binary, Flags))
-            end;
-        badarg ->
-            ?RAISE(badarg, [Data, Case], #{})
+    case b64simd_options:call(fun b64simd_nif:hex_encode/2, Data,
+                              b64simd_options:bits(hex_encode, 'case', Case)) of
+        badarg -> ?RAISE(badarg, [Data, Case], #{});
+        Hex -> Hex
     end.
 
 %% @doc Decodes hex digits of either case, as OTP's `binary:decode_hex/1':
@@ -174,28 +168,21 @@ kind(_Decode) -> hex_decode.
 %% What the NIF `Nif' (decode, is_valid) gives for `Hex' accepting `Case':
 %% its result, or `badarg' for bad iodata or a bad case. A binary of either
 %% case goes to the NIF of arity 1, which takes that case as a constant.
--compile({inline, [run/3, nif/3, finish/1]}).
-run(Nif, Hex, mixed) when is_binary(Hex) ->
-    finish(nif(Nif, Hex, default));
-run(Nif, Hex, Case) ->
-    case b64simd_options:bits(hex_decode, 'case', Case) of
-        Flags when is_integer(Flags), is_binary(Hex) ->
-            finish(nif(Nif, Hex, Flags));
-        Flags when is_integer(Flags) ->
-            case b64simd_options:to_binary(Hex) of
-                badarg -> badarg;
-                Binary -> finish(nif(Nif, Binary, Flags))
-            end;
-        badarg ->
-            badarg
-    end.
+-compile({inline, [run/3, finish/1]}).
+run(decode, Hex, mixed) when is_binary(Hex) ->
+    finish(b64simd_nif:hex_decode(Hex));
+run(is_valid, Hex, mixed) when is_binary(Hex) ->
+    finish(b64simd_nif:hex_is_valid(Hex));
+run(decode, Hex, Case) ->
+    b64simd_options:call(fun b64simd_nif:hex_decode/2, Hex,
+                         b64simd_options:bits(hex_decode, 'case', Case));
+run(is_valid, Hex, Case) ->
+    b64simd_options:call(fun b64simd_nif:hex_is_valid/2, Hex,
+                         b64simd_options:bits(hex_decode, 'case', Case)).
 
-nif(decode, Binary, default) -> b64simd_nif:hex_decode(Binary);
-nif(decode, Binary, Flags) -> b64simd_nif:hex_decode(Binary, Flags);
-nif(is_valid, Binary, default) -> b64simd_nif:hex_is_valid(Binary);
-nif(is_valid, Binary, Flags) -> b64simd_nif:hex_is_valid(Binary, Flags).
-
-%% Big inputs come back as `{continue, Job}' after each slice.
+%% Big inputs come back as `{continue, Job}' after each slice; the common
+%% case is answered here, as a remote call is a noticeable part of a small
+%% one.
 finish({continue, _} = Continue) ->
     b64simd_options:finish(Continue);
 finish(Result) ->

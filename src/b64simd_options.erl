@@ -5,7 +5,7 @@
 %% its end.
 -module(b64simd_options).
 
--export([table/1, flags/2, bits/3, to_binary/1, finish/1]).
+-export([table/1, flags/2, bits/3, to_binary/1, finish/1, call/3]).
 
 -export_type([kind/0]).
 
@@ -192,3 +192,19 @@ finish({continue, Job}) ->
     finish(b64simd_nif:continue(Job));
 finish(Result) ->
     Result.
+
+%% @doc `Nif(Binary, Flags)' run to the end for iodata `Data', or `badarg'
+%% when `Flags' (from {@link flags/2} or {@link bits/3}) or `Data' is bad.
+%% Base16 and Base32 call through it; `b64simd' names its NIFs itself, as a
+%% fun's call is a noticeable part of a small Base64 call.
+-spec call(fun((binary(), non_neg_integer()) -> term()), term(),
+           non_neg_integer() | badarg) -> term().
+call(_Nif, _Data, badarg) ->
+    badarg;
+call(Nif, Data, Flags) when is_binary(Data) ->
+    finish(Nif(Data, Flags));
+call(Nif, Data, Flags) ->
+    case to_binary(Data) of
+        badarg -> badarg;
+        Binary -> finish(Nif(Binary, Flags))
+    end.
