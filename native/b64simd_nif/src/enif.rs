@@ -1,8 +1,8 @@
 //! The erl_nif calls of every short call, linked directly where the VM
 //! resolves a NIF library's undefined symbols at load (ELF, 64-bit: Linux,
 //! the BSDs), as rustler 0.39 does. rustler 0.37 makes every erl_nif call
-//! through a table of pointers it fills at load, which cost a 32-byte
-//! `encode/1` 5-8 ns (the floor harness). Elsewhere these are rustler's.
+//! through a table of pointers it fills at load, a measurable part of a
+//! short call (`bench/README.md`). Elsewhere these are rustler's.
 
 #[cfg(all(unix, not(target_os = "macos"), target_pointer_width = "64"))]
 pub(crate) use direct::{enif_get_uint64, enif_inspect_binary, enif_make_new_binary};
