@@ -307,7 +307,8 @@ defmodule B64Simd do
   """
   @spec decode32(iodata, decode32_options) :: {:ok, binary} | :error
   def decode32(string, opts \\ []),
-    do: ok_or_error(:b64simd_base32.try_decode(string, base32_options(:decode32, :standard, opts)))
+    do:
+      ok_or_error(:b64simd_base32.try_decode(string, base32_options(:decode32, :standard, opts)))
 
   @doc """
   Decodes Base32, as `Base.decode32!/2`; raises `ArgumentError` naming the
@@ -481,7 +482,8 @@ defmodule B64Simd do
   end
 
   defp message(reason, context),
-    do: IO.chardata_to_string(:b64simd_messages.reason(reason, Map.put(context, :dialect, :elixir)))
+    do:
+      IO.chardata_to_string(:b64simd_messages.reason(reason, Map.put(context, :dialect, :elixir)))
 
   defp encode_stream(chunks, mode, opts) do
     options = encode_options(mode, opts)
@@ -542,7 +544,7 @@ defmodule B64Simd do
   # call costs what the Erlang call it wraps does
   # (bench/b64simd_elixir_bench.exs). A list is matched by its parts: a
   # literal list in a pattern compiles to one comparison with the whole
-  # literal, which costs a fifth of a short encode on OTP 25. Any other list
+  # literal, which costs more (bench/README.md). Any other list
   # is read by parse_options/3, which refuses what it does not know.
   @compile {:inline, encode_options: 2, decode_options: 2}
   defp encode_options(:urlsafe, []), do: %{mode: :urlsafe, padding: true}
@@ -581,7 +583,9 @@ defmodule B64Simd do
   defp hex_case(:decode16, [{:case, lower}]) when lower === :lower, do: :lowercase
   defp hex_case(kind, opts), do: parse_options(kind, :uppercase, opts).case
 
-  defp base32_options(_kind, :standard, []), do: %{alphabet: :standard, case: :upper, padding: true}
+  defp base32_options(_kind, :standard, []),
+    do: %{alphabet: :standard, case: :upper, padding: true}
+
   defp base32_options(_kind, :hex, []), do: %{alphabet: :hex, case: :upper, padding: true}
 
   defp base32_options(_kind, :standard, [{:padding, off}]) when off === false,

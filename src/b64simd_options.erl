@@ -1,6 +1,6 @@
 %% @private
-%% @doc What `b64simd', `b64simd_stream' and `b64simd_messages' share, and no
-%% user calls: the one table of options, option maps parsed once into the
+%% @doc What `b64simd', `b64simd_stream', `b64simd_hex', `b64simd_base32'
+%% and `b64simd_messages' share, and no user calls: the one table of options, option maps parsed once into the
 %% integer the NIF takes, iodata flattened once, and a sliced NIF job run to
 %% its end.
 -module(b64simd_options).

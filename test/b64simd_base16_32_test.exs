@@ -41,7 +41,9 @@ defmodule B64SimdBase16And32Test do
   end
 
   defp mix_case(text) do
-    for <<c <- text>>, into: <<>>, do: if(:rand.uniform(2) == 1, do: <<c>>, else: String.downcase(<<c>>))
+    for <<c <- text>>,
+      into: <<>>,
+      do: if(:rand.uniform(2) == 1, do: <<c>>, else: String.downcase(<<c>>))
   end
 
   defp bang(fun) do
@@ -62,7 +64,11 @@ defmodule B64SimdBase16And32Test do
     Code.ensure_loaded!(Base)
     Code.ensure_loaded!(B64Simd)
     missing = Base.__info__(:functions) -- B64Simd.__info__(:functions)
-    IO.puts("\nBase on Elixir #{System.version()}: #{length(Base.__info__(:functions))} functions")
+
+    IO.puts(
+      "\nBase on Elixir #{System.version()}: #{length(Base.__info__(:functions))} functions"
+    )
+
     assert missing == [], "B64Simd lacks #{inspect(missing)} of Elixir #{System.version()}'s Base"
   end
 
@@ -84,7 +90,9 @@ defmodule B64SimdBase16And32Test do
         expected = Base.decode16(text, opts)
         assert B64Simd.decode16(text, opts) == expected, label
         assert bang(fn -> B64Simd.decode16!(text, opts) end) == expected, label
-        assert B64Simd.valid16?(text, opts) == base_valid?(:valid16?, :decode16, text, opts), label
+
+        assert B64Simd.valid16?(text, opts) == base_valid?(:valid16?, :decode16, text, opts),
+               label
       end
     end
   end
@@ -114,7 +122,9 @@ defmodule B64SimdBase16And32Test do
         expected = apply(Base, decode, [text, opts])
         assert apply(B64Simd, decode, [text, opts]) == expected, label
         assert bang(fn -> apply(B64Simd, decode!, [text, opts]) end) == expected, label
-        assert apply(B64Simd, valid, [text, opts]) == base_valid?(valid, decode, text, opts), label
+
+        assert apply(B64Simd, valid, [text, opts]) == base_valid?(valid, decode, text, opts),
+               label
       end
     end
   end
@@ -135,6 +145,7 @@ defmodule B64SimdBase16And32Test do
         byte <- 0..255 do
       <<front::binary-size(at), _, back::binary>> = text
       bad = <<front::binary, byte, back::binary>>
+
       assert apply(B64Simd, decode, [bad, opts]) == apply(Base, decode, [bad, opts]),
              inspect({decode, bad, opts})
     end
@@ -152,9 +163,11 @@ defmodule B64SimdBase16And32Test do
       B64Simd.encode16("a", padding: false)
     end
 
-    assert_raise ArgumentError, "bad value :mixed for option :case; expected :upper or :lower", fn ->
-      B64Simd.encode32("a", case: :mixed)
-    end
+    assert_raise ArgumentError,
+                 "bad value :mixed for option :case; expected :upper or :lower",
+                 fn ->
+                   B64Simd.encode32("a", case: :mixed)
+                 end
 
     assert_raise ArgumentError, ~r/unknown option :ignore/, fn ->
       B64Simd.decode32("ME======", ignore: :whitespace)
@@ -164,14 +177,20 @@ defmodule B64SimdBase16And32Test do
       B64Simd.hex_valid32?("ME======", padding: 1)
     end
 
-    assert_raise ArgumentError, ~r/expected a keyword list/, fn -> B64Simd.decode16("61", :lower) end
+    assert_raise ArgumentError, ~r/expected a keyword list/, fn ->
+      B64Simd.decode16("61", :lower)
+    end
   end
 
   test "the bang versions say what is wrong and where" do
-    assert_raise ArgumentError, "odd number of hex digits: the digit at byte 2 has no pair; " <>
-                                  "the input is truncated", fn -> B64Simd.decode16!("666") end
+    assert_raise ArgumentError,
+                 "odd number of hex digits: the digit at byte 2 has no pair; " <>
+                   "the input is truncated",
+                 fn -> B64Simd.decode16!("666") end
 
-    assert_raise ArgumentError, "invalid base32 character 0x6D ('m') at byte 0; use case: " <>
-                                  ":mixed to accept both cases", fn -> B64Simd.decode32!("my======") end
+    assert_raise ArgumentError,
+                 "invalid base32 character 0x6D ('m') at byte 0; use case: " <>
+                   ":mixed to accept both cases",
+                 fn -> B64Simd.decode32!("my======") end
   end
 end

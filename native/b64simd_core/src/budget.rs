@@ -62,7 +62,7 @@ pub enum Codec {
 
 /// Each codec's weight: how many bytes of Base64 work of its kind one of
 /// its input bytes costs, measured at load (`calibrate_weight`). Until
-/// then, the ratios measured on x86-64 with AVX2 (`bench/README.md`).
+/// then, rough ratios for x86-64 with AVX2.
 static WEIGHTS: [AtomicUsize; 4] = [
     AtomicUsize::new(1),
     AtomicUsize::new(1),

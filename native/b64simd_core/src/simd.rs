@@ -114,9 +114,9 @@ pub fn encode_lines_into(
 /// its encoder always, its standard-alphabet decoder for some lengths (not
 /// for multiples of 64); `vzeroupper` is missing on those paths. Until
 /// something clears them, every legacy SSE instruction after it, in the
-/// BEAM and in our own Rust, runs slower: a 32-byte `encode/1` took four
-/// times as long, a 1460-byte piece of a decoding stream a sixth longer
-/// (`bench/README.md`). So every simdutf call that can run it is followed
+/// BEAM and in our own Rust, runs slower, short calls most of all
+/// (`bench/README.md`, "Small calls", has the figures). So every
+/// simdutf call that can run it is followed
 /// by `clear_upper_state`. Minimal reproduction, on an x86-64 CPU whose
 /// best kernel is haswell:
 ///

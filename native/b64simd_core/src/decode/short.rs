@@ -1,6 +1,6 @@
 //! Short input, the first stage of every decode: whole quanta decoded by
 //! table lookups, which beat simdutf's handling of input shorter than its
-//! 64-byte block (`bench/README.md`, "Where a small call's time goes").
+//! 64-byte block (`bench/README.md`, "Small calls").
 //! It takes only the common shape (alphabet characters in whole quanta, the
 //! last one maybe padded or, when padding is optional, cut short) and
 //! returns `None` for anything else, which the later stages then decide: so

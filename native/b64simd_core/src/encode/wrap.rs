@@ -39,7 +39,7 @@ pub fn wrapped_len_after(len: usize, padding: bool, lines: Lines, column: usize)
 }
 
 /// How many times longer than plain encode wrapping takes, at most, with
-/// simdutf's LF encoder and with blocks and copies (`bench/README.md`): a
+/// simdutf's LF encoder and with blocks and copies: a
 /// step gets this share of plain encode's budget.
 fn weight(lines: Lines) -> usize {
     if simdutf_unit(lines).is_some() {
