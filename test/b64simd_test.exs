@@ -34,19 +34,7 @@ defmodule B64SimdTest do
   # drawn from characters of both alphabets, '=', whitespace and junk.
   defp mutate(text) do
     tricky = ~c"AQR+/-_=  \t\n\r\f\v!" ++ [0, 255, :rand.uniform(256) - 1]
-
-    Enum.reduce(1..Enum.random(0..3)//1, text, fn _, acc ->
-      at = :rand.uniform(byte_size(acc) + 1) - 1
-      {front, back} = :erlang.split_binary(acc, at)
-      byte = Enum.random(tricky)
-
-      case {Enum.random([:insert, :delete, :replace]), back} do
-        {:insert, _} -> <<front::binary, byte, back::binary>>
-        {_, <<>>} -> acc
-        {:delete, <<_, rest::binary>>} -> front <> rest
-        {:replace, <<_, rest::binary>>} -> <<front::binary, byte, rest::binary>>
-      end
-    end)
+    B64SimdTest.Mutate.mutate(text, tricky)
   end
 
   defp sprinkle_whitespace(text) do
