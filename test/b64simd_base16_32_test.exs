@@ -6,17 +6,6 @@
 defmodule B64SimdBase16And32Test do
   use ExUnit.Case, async: true
 
-  defp seed(test) do
-    base =
-      case System.get_env("B64SIMD_SEED") do
-        nil -> :erlang.phash2(test)
-        text -> String.to_integer(text)
-      end
-
-    IO.puts("\n#{test}: rand seed exsss {#{base}, 1789, 2026} (set B64SIMD_SEED=N to change)")
-    :rand.seed(:exsss, {base, 1789, 2026})
-  end
-
   defp random_data do
     :rand.bytes(Enum.random([0, 1, 2, 3, 4, 5, 6, 7, 8, :rand.uniform(40), :rand.uniform(600)]))
   end
@@ -25,7 +14,7 @@ defmodule B64SimdBase16And32Test do
   # from both cases of both alphabets, '=', whitespace and junk.
   defp mutate(text) do
     tricky = ~c"AaFfGgZz0189VvWw=  \n!" ++ [0, 255, :rand.uniform(256) - 1]
-    B64SimdTest.Mutate.mutate(text, tricky)
+    B64SimdTest.Random.mutate(text, tricky)
   end
 
   defp mix_case(text) do
@@ -63,7 +52,7 @@ defmodule B64SimdBase16And32Test do
   @cases16 [[], [case: :upper], [case: :lower], [case: :mixed]]
 
   test "Base16 as Base.encode16, decode16, decode16! and valid16?" do
-    seed(:base16_against_base)
+    B64SimdTest.Random.seed(:base16_against_base)
 
     for _ <- 1..1500 do
       data = random_data()
@@ -90,7 +79,7 @@ defmodule B64SimdBase16And32Test do
                  do: c ++ p
 
   test "Base32 as Base.encode32, decode32, decode32!, valid32? and the hex_ versions" do
-    seed(:base32_against_base)
+    B64SimdTest.Random.seed(:base32_against_base)
 
     for _ <- 1..500,
         {encode, decode, decode!, valid} <- [
@@ -118,7 +107,7 @@ defmodule B64SimdBase16And32Test do
   end
 
   test "every byte at every position of short Base16 and Base32 texts, as Base" do
-    seed(:every_byte_against_base)
+    B64SimdTest.Random.seed(:every_byte_against_base)
 
     for data <- [<<>>, "f", "fo", "foo", "foob", "fooba", "foobar", :rand.bytes(7)],
         {encode, decode, opts} <- [

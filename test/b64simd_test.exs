@@ -14,17 +14,6 @@ defmodule B64SimdTest do
   ]
 
   # Fixed, printed seeds (B64SIMD_SEED=N changes them) so a failure reproduces.
-  defp seed(test) do
-    base =
-      case System.get_env("B64SIMD_SEED") do
-        nil -> :erlang.phash2(test)
-        text -> String.to_integer(text)
-      end
-
-    IO.puts("\n#{test}: rand seed exsss {#{base}, 1789, 2026} (set B64SIMD_SEED=N to change)")
-    :rand.seed(:exsss, {base, 1789, 2026})
-  end
-
   defp random_data do
     size = Enum.random([0, 1, 2, 3, 4, :rand.uniform(64), :rand.uniform(1100)])
     :rand.bytes(size)
@@ -34,7 +23,7 @@ defmodule B64SimdTest do
   # drawn from characters of both alphabets, '=', whitespace and junk.
   defp mutate(text) do
     tricky = ~c"AQR+/-_=  \t\n\r\f\v!" ++ [0, 255, :rand.uniform(256) - 1]
-    B64SimdTest.Mutate.mutate(text, tricky)
+    B64SimdTest.Random.mutate(text, tricky)
   end
 
   defp sprinkle_whitespace(text) do
@@ -125,7 +114,7 @@ defmodule B64SimdTest do
   end
 
   test "encodes as Base does, both alphabets, with and without padding" do
-    seed("encode")
+    B64SimdTest.Random.seed("encode")
 
     for _ <- 1..2000, data = random_data(), padding <- [true, false] do
       assert B64Simd.encode64(data, padding: padding) == Base.encode64(data, padding: padding)
@@ -139,7 +128,7 @@ defmodule B64SimdTest do
   end
 
   test "decodes valid, whitespace-laden and broken Base64 as Base does" do
-    seed("decode")
+    B64SimdTest.Random.seed("decode")
 
     for _ <- 1..1500 do
       data = random_data()
@@ -224,7 +213,7 @@ defmodule B64SimdTest do
   end
 
   test "line wrapping, canonical and both alphabets, as :b64simd has them" do
-    seed("options")
+    B64SimdTest.Random.seed("options")
 
     for _ <- 1..300, data = random_data(), length <- [1, 4, 64, 76], break <- [:crlf, :lf] do
       opts = [line_length: length, line_break: break]
@@ -270,7 +259,7 @@ defmodule B64SimdTest do
   end
 
   test "streams give the one-shot result for any chunking" do
-    seed("streams")
+    B64SimdTest.Random.seed("streams")
 
     for _ <- 1..400 do
       data = random_data()
