@@ -22,6 +22,10 @@
 %% The kinds of Base32.
 -define(IS_BASE32(Kind), (Kind =:= base32_encode orelse Kind =:= base32_decode)).
 
+%% The bits of urlsafe mode: the table's value, named for the one shape of
+%% options that `flags/2' answers without a lookup (padding off is 0).
+-define(URLSAFE, 1).
+
 %% Longer than any output can be, so the same as no limit, and small enough
 %% for the NIF's 64-bit integer once shifted.
 -define(MAX_LINE_LENGTH, (1 bsl 48)).
@@ -65,8 +69,8 @@ table(base32_decode) ->
 %% The values of the options that the common shapes of map hold, each its
 %% own literal, which `flags/2' reads directly: looking one up inside
 %% `table/1' first cost more than the rest of the parse.
-modes(encode) -> #{standard => 0, urlsafe => 1};
-modes(_Decode) -> #{standard => 0, urlsafe => 1, any => 2}.
+modes(encode) -> #{standard => 0, urlsafe => ?URLSAFE};
+modes(_Decode) -> #{standard => 0, urlsafe => ?URLSAFE, any => 2}.
 
 paddings() -> #{true => 4, false => 0}.
 
@@ -99,6 +103,9 @@ flags(Kind, Options) when is_map(Options) ->
             end;
         2 ->
             case Options of
+                %% JWT's, the commonest options, as a literal: a value looked
+                %% up in the table costs a short call more (bench/README.md).
+                #{mode := urlsafe, padding := false} when ?IS_BASE64(Kind) -> ?URLSAFE;
                 #{mode := Mode, padding := Padding} when ?IS_BASE64(Kind) ->
                     with(bits(modes(Kind), Mode), bits(paddings(), Padding));
                 _ -> folded(Kind, Options)
