@@ -129,22 +129,21 @@ pub(crate) fn run<'a, J: NifJob>(
     if !engine::fits_one_call(&job, input.len()) {
         return start(env, Box::new(job), input_term, input, alloc_binary(len)?);
     }
-    let (result, percent, mut output) = match buffer {
-        Buffer::Binary(_) => {
-            let mut output = Output::new(env, len)?;
-            let (result, percent) = engine::run_call(&mut job, input, output.bytes());
-            (result, percent, output)
-        }
+    // Made before the job runs and never moved after: a move copied it
+    // with vector stores that its length, read right after, waited on.
+    let mut output = match buffer {
+        Buffer::Binary(_) => Output::new(env, len)?,
+        Buffer::Scratch(_) => Output::Scratch,
+    };
+    let (result, percent) = match buffer {
+        Buffer::Binary(_) => engine::run_call(&mut job, input, output.bytes()),
         Buffer::Scratch(_) if input.len() <= SHORT_VALIDATION => {
             let mut scratch = [0u8; SHORT_VALIDATION];
             let scratch = &mut scratch[..len.min(SHORT_VALIDATION)];
-            let (result, percent) = engine::run_call(&mut job, input, scratch);
-            (result, percent, Output::Scratch)
+            engine::run_call(&mut job, input, scratch)
         }
         Buffer::Scratch(_) => {
-            let (result, percent) =
-                with_scratch(|scratch| engine::run_call(&mut job, input, &mut scratch[..len]));
-            (result, percent, Output::Scratch)
+            with_scratch(|scratch| engine::run_call(&mut job, input, &mut scratch[..len]))
         }
     };
     charge(env, percent);
