@@ -41,21 +41,25 @@ macro_rules! entry {
                         return rustler::sys::enif_make_badarg(nif_env);
                     };
                     let input_term = Term::new(env, args[0]);
-                    // The term comes back through `term`, not inside the
-                    // closure's Result, which the compiler built with
-                    // byte-sized stores and read back whole (a stalled
-                    // store forwarding).
+                    // The term comes back through `term` and an error
+                    // through `error`, not inside the closure's Result,
+                    // which the compiler built with byte-sized stores and
+                    // read back whole (a stalled store forwarding).
                     let mut term = args[0]; // overwritten on success
+                    let mut error = None;
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        $function(env, input_term, input, flags).map(|made| term = made.as_c_arg())
+                        match $function(env, input_term, input, flags) {
+                            Ok(made) => term = made.as_c_arg(),
+                            Err(failed) => error = Some(failed),
+                        }
                     }));
-                    match result {
-                        Ok(Ok(())) => term,
-                        Ok(Err(error)) => {
+                    match (result, error) {
+                        (Ok(()), None) => term,
+                        (Ok(()), Some(error)) => {
                             let failed: NifResult<Term> = Err(error);
                             rustler::codegen_runtime::handle_nif_result(Ok(failed), env).apply(env)
                         }
-                        Err(panic) => {
+                        (Err(panic), _) => {
                             let failed: std::thread::Result<NifResult<Term>> = Err(panic);
                             rustler::codegen_runtime::handle_nif_result(failed, env).apply(env)
                         }
