@@ -8,15 +8,21 @@
 #
 # BEFORE_EBIN and AFTER_EBIN are the ebin directories of two builds (each
 # with its priv/ beside it), for example a checkout of the old commit built
-# with `B64SIMD_BUILD=source rebar3 compile`. ROUNDS defaults to 5. SIZES
+# with `B64SIMD_BUILD=source rebar3 compile`. ROUNDS defaults to 8. SIZES
 # and ONLY choose as for `make bench` (default: 32 B, 4 KiB, 1 MiB and
 # 16 MiB, b64simd and its stream). Results: bench/results/compare-<UTC time>/.
+#
+# Each round runs both sides with the environment grown by its own number
+# of bytes (B64SIMD_LAYOUT_PAD, 512 more each round): that alone moves the
+# VM's memory layout, and with it a 32-byte call's time by up to a fifth
+# (bench/README.md, "Before and after"), so the rounds sample layouts alike
+# for both sides rather than one layout each.
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh scripts/bench_compare.sh BEFORE_EBIN AFTER_EBIN [ROUNDS]" >&2; exit 2; }
 before=$(cd "$1" && pwd)
 after=$(cd "$2" && pwd)
-rounds=${3:-5}
+rounds=${3:-8}
 SIZES=${SIZES:-32,4096,1048576,16777216}
 ONLY=${ONLY:-b64simd}
 export SIZES ONLY
@@ -30,10 +36,12 @@ mkdir -p "$out"
 
 round=1
 while [ "$round" -le "$rounds" ]; do
+    pad=$(head -c $(((round - 1) * 512 % 4096)) /dev/zero | tr '\0' x)
     for side in before after; do
         if [ "$side" = before ]; then lib=$before; else lib=$after; fi
         echo "=== round $round of $rounds: $side ($lib)"
-        timed "$side round $round" erl -noshell -pa "$lib" -pa "$ebin" -run b64simd_bench main \
+        timed "$side round $round" env B64SIMD_LAYOUT_PAD="$pad" \
+            erl -noshell -pa "$lib" -pa "$ebin" -run b64simd_bench main \
             "$out/$side-$round" "$out/$side-$round.svg" >"$out/$side-$round.txt"
     done
     round=$((round + 1))
