@@ -2,8 +2,9 @@
 %% section 7) with the options of Elixir's `Base.encode32/2' and
 %% `Base.decode32/2' and the error model of `b64simd': any `iodata()' in,
 %% bad Base32 raised as `Reason' with its byte offset and `error_info', or
-%% returned by `try_decode/1,2'. The codec is the `data-encoding' crate's,
-%% run in slices of about 40 us, so no call blocks a scheduler.
+%% returned by `try_decode/1,2'. Decoding is the `data-encoding' crate's,
+%% encoding a portable table loop of the NIF's own; both run in slices of
+%% about 40 us, so no call blocks a scheduler.
 %%
 %% What a decode accepts is what `Base.decode32/2' accepts with the same
 %% options: the unused bits of the last character are not checked, and no

@@ -14,7 +14,8 @@
 //! - `encode`, `decode`: the jobs, plain and wrapped encode, the one decode
 //!   every decode runs (validation and `mime_decode` included);
 //! - `hex`, `base32`: Base16 and Base32, jobs of the same engine over
-//!   kernels of their own crates (const-hex, data-encoding);
+//!   const-hex's kernels, and data-encoding's Base32 decoder beside our
+//!   own Base32 encoder;
 //! - `engine`: a job run within one call or a slice at a time;
 //! - `stream`: both streams' state between pieces, and their jobs.
 
