@@ -92,11 +92,6 @@ encode(Data) ->
       Data :: iodata(),
       Options :: encode_options(),
       Base64 :: binary().
-encode(Data, Options) when is_map(Options), map_size(Options) =:= 0 ->
-    case b64simd_options:to_binary(Data) of
-        badarg -> ?RAISE(badarg, [Data, Options]);
-        Binary -> finish(b64simd_nif:encode(Binary))
-    end;
 encode(Data, Options) ->
     case b64simd_options:flags(encode, Options) of
         Flags when is_integer(Flags), is_binary(Data) ->
