@@ -12,11 +12,11 @@
 # and ONLY choose as for `make bench` (default: 32 B, 4 KiB, 1 MiB and
 # 16 MiB, b64simd and its stream). Results: bench/results/compare-<UTC time>/.
 #
-# Each round runs both sides with the environment grown by its own number
-# of bytes (B64SIMD_LAYOUT_PAD, 512 more each round): that alone moves the
-# VM's memory layout, and with it a 32-byte call's time by up to a fifth
-# (bench/README.md, "Before and after"), so the rounds sample layouts alike
-# for both sides rather than one layout each.
+# Each round runs both sides with the environment grown by a number of
+# bytes (B64SIMD_LAYOUT_PAD: 0, 512, ... 3,584, then again from 0): that
+# alone moves the VM's memory layout, and with it a 32-byte call's time by
+# up to a fifth (bench/README.md, "Before and after"), so the rounds sample
+# eight layouts alike for both sides rather than one layout each.
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh scripts/bench_compare.sh BEFORE_EBIN AFTER_EBIN [ROUNDS]" >&2; exit 2; }
@@ -36,7 +36,7 @@ mkdir -p "$out"
 
 round=1
 while [ "$round" -le "$rounds" ]; do
-    pad=$(head -c $(((round - 1) * 512 % 4096)) /dev/zero | tr '\0' x)
+    pad=$(dd if=/dev/zero bs=512 count=$(((round - 1) % 8)) 2>/dev/null | tr '\0' x)
     for side in before after; do
         if [ "$side" = before ]; then lib=$before; else lib=$after; fi
         echo "=== round $round of $rounds: $side ($lib)"
