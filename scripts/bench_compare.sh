@@ -12,11 +12,14 @@
 # and ONLY choose as for `make bench` (default: 32 B, 4 KiB, 1 MiB and
 # 16 MiB, b64simd and its stream). Results: bench/results/compare-<UTC time>/.
 #
-# Each round runs both sides with the environment grown by a number of
-# bytes (B64SIMD_LAYOUT_PAD: 0, 512, ... 3,584, then again from 0): that
-# alone moves the VM's memory layout, and with it a 32-byte call's time by
-# up to a fifth (bench/README.md, "Before and after"), so the rounds sample
-# eight layouts alike for both sides rather than one layout each.
+# Each round runs both sides in the same memory layout, and each round in
+# another: the environment grown by a number of bytes (B64SIMD_LAYOUT_PAD:
+# 0, 512, ... 3,584, then again from 0), which moves the VM's data, and a
+# number of OTP's modules loaded before the library (B64SIMD_LAYOUT_MODULES:
+# 37 more each round, modulo 200), which moves its code. Either alone moved
+# a 32-byte call's time by a tenth to a fifth (bench/README.md, "Before and
+# after"), so the rounds sample layouts alike for both sides rather than
+# one layout each.
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh scripts/bench_compare.sh BEFORE_EBIN AFTER_EBIN [ROUNDS]" >&2; exit 2; }
@@ -41,6 +44,7 @@ while [ "$round" -le "$rounds" ]; do
         if [ "$side" = before ]; then lib=$before; else lib=$after; fi
         echo "=== round $round of $rounds: $side ($lib)"
         timed "$side round $round" env B64SIMD_LAYOUT_PAD="$pad" \
+            B64SIMD_LAYOUT_MODULES=$((round * 37 % 200)) \
             erl -noshell -pa "$lib" -pa "$ebin" -run b64simd_bench main \
             "$out/$side-$round" "$out/$side-$round.svg" >"$out/$side-$round.txt"
     done
