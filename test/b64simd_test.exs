@@ -13,7 +13,6 @@ defmodule B64SimdTest do
     [padding: true, ignore: :whitespace]
   ]
 
-  # Fixed, printed seeds (B64SIMD_SEED=N changes them) so a failure reproduces.
   defp random_data do
     size = Enum.random([0, 1, 2, 3, 4, :rand.uniform(64), :rand.uniform(1100)])
     :rand.bytes(size)
