@@ -275,9 +275,9 @@ run_job(Job) ->
 %% same loop on 3-byte inputs, which are not charged, is the baseline for
 %% the loop's own reductions. Decoding MIME text, which takes longer than
 %% unbroken text, is charged its calibrated factor times its bytes. A
-%% stream's piece is charged as a call on its bytes (e8cc781 charged a
-%% decoded piece nothing when it took one window, as most pieces of unbroken
-%% text do).
+%% stream's piece is charged as a call on its bytes, including a piece
+%% decoded in one window, as most pieces of unbroken text are, which the
+%% stream once left uncharged.
 small_calls_are_charged_their_cost_test() ->
     {{EncodeFixed, EncodePs}, {DecodeFixed, DecodePs}, Whitespace} = b64simd_nif:call_cost(),
     Plain = rand:bytes(8192),
