@@ -172,11 +172,13 @@ set_slice_bytes(_Bytes) -> not_loaded().
 -spec slice_bytes() -> {pos_integer(), pos_integer()}.
 slice_bytes() -> not_loaded().
 
-%% What a call too short to time is charged: {{EncodeFixedNs, EncodePsPerByte},
-%% {DecodeFixedNs, DecodePsPerByte}, WhitespaceFactor}, measured at load; a
-%% decode whose input held whitespace is charged WhitespaceFactor times its bytes.
--spec call_cost() -> {{non_neg_integer(), pos_integer()}, {non_neg_integer(), pos_integer()},
-                      pos_integer()}.
+%% What a call that fits one call is charged: {{EncodeFixedNs, EncodePsPerByte,
+%% EncodeBigPsPerByte}, {DecodeFixedNs, DecodePsPerByte, DecodeBigPsPerByte},
+%% WhitespaceFactor}, measured at load; a call on 64 KiB or more is charged the
+%% big rate per byte, and a decode whose input held whitespace WhitespaceFactor
+%% times its bytes.
+-spec call_cost() -> {{non_neg_integer(), pos_integer(), pos_integer()},
+                      {non_neg_integer(), pos_integer(), pos_integer()}, pos_integer()}.
 call_cost() -> not_loaded().
 
 %% Each codec's weight, measured at load: what one of its input bytes costs

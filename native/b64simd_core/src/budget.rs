@@ -5,10 +5,10 @@
 //!
 //! Both are measured once at load on the active kernel, so that the scalar
 //! fallback and AVX-512 both get calls of the same duration: the slicing
-//! speed on fresh memory, page faults included; the cost of a short call on
-//! warm memory, as a loop of calls meets it. Slices themselves are bounded
-//! by the clock (`engine::run_slice`), as potatosalad's keccakf1600 measures
-//! each chunk.
+//! speed on fresh memory, page faults included; the cost of a call as a
+//! loop of calls meets it, on warm memory and, for big calls, beyond L2.
+//! Slices themselves are bounded by the clock (`engine::run_slice`), as
+//! potatosalad's keccakf1600 measures each chunk; a call is not timed.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -165,25 +165,28 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
     input_len > slice_bytes(work)
 }
 
-/// What a call too short to time costs, per kind of work: a fixed part
+/// What a call that fits one call costs, per kind of work: a fixed part
 /// (allocating the output binary, entering the kernel) plus a part per input
-/// byte, both measured at load (`calibrate_call_cost`) on cache-resident
-/// data, as a loop of calls finds it. The slicing rate, measured on fresh
-/// memory, would overcharge them many times over, and a loop of them would
-/// yield far too often.
+/// byte, both measured at load (`calibrate_call_cost`) as a loop of calls
+/// finds them: on cache-resident data, and for big calls on data beyond L2.
+/// The slicing rate, measured on fresh memory, would overcharge small calls
+/// many times over, and a loop of them would yield far too often.
 struct CallCost {
     fixed_ns: AtomicUsize,
     ps_per_byte: AtomicUsize,
+    big_ps_per_byte: AtomicUsize,
 }
 
 /// Conservative until calibrated: 200 ns plus 1 ns per byte.
 static ENCODE_CALL_COST: CallCost = CallCost {
     fixed_ns: AtomicUsize::new(200),
     ps_per_byte: AtomicUsize::new(1000),
+    big_ps_per_byte: AtomicUsize::new(1000),
 };
 static DECODE_CALL_COST: CallCost = CallCost {
     fixed_ns: AtomicUsize::new(200),
     ps_per_byte: AtomicUsize::new(1000),
+    big_ps_per_byte: AtomicUsize::new(1000),
 };
 
 fn call_cost(work: Work) -> &'static CallCost {
@@ -197,17 +200,24 @@ fn call_cost(work: Work) -> &'static CallCost {
 /// small work: charging them would cost more than their work.
 pub const UNCHARGED_BYTES: usize = 512;
 
-/// Calls on at least this many bytes are timed and charged by the clock,
-/// whose reading costs nothing next to them; smaller ones their calibrated
-/// cost (`call_ns`).
-pub const TIMED_CALL_BYTES: usize = 64 * 1024;
+/// Calls on at least this many input bytes are charged per byte at the
+/// rate of such calls on data beyond L2, as a stream's pieces or a file's
+/// blocks come; smaller ones at the cache-resident rate. Not timed: two
+/// clock readings a call slowed a stream of such pieces (`bench/README.md`).
+pub const BIG_CALL_BYTES: usize = 64 * 1024;
 
-/// Estimated nanoseconds of one call on `bytes` of input.
-pub fn call_ns(work: Work, bytes: usize) -> u64 {
+/// Estimated nanoseconds of one call on `input_len` bytes of input that
+/// are `bytes` bytes of Base64 work of its kind (`weight`).
+pub fn call_ns(work: Work, input_len: usize, bytes: usize) -> u64 {
     let cost = call_cost(work);
-    let per_byte = cost.ps_per_byte.load(Ordering::Relaxed) as u64;
-    (cost.fixed_ns.load(Ordering::Relaxed) as u64)
-        .saturating_add((bytes as u64).saturating_mul(per_byte) / 1000)
+    let per_byte = if input_len >= BIG_CALL_BYTES {
+        &cost.big_ps_per_byte
+    } else {
+        &cost.ps_per_byte
+    };
+    (cost.fixed_ns.load(Ordering::Relaxed) as u64).saturating_add(
+        (bytes as u64).saturating_mul(per_byte.load(Ordering::Relaxed) as u64) / 1000,
+    )
 }
 
 /// One percent of a timeslice, the unit of `enif_consume_timeslice`.
@@ -277,18 +287,37 @@ pub fn calibrate(work: Work, mut run: impl FnMut(usize)) {
 const CALL_COST_SMALL: usize = 1024;
 const CALL_COST_LARGE: usize = 16 * 1024;
 
-/// Measures what one call costs, as `call_ns` estimates it: `run(len)` does
-/// a call's work on `len` input bytes (allocate the output binary, run the
-/// kernel, free the output). Medians of batches, so one preemption of this
-/// shared machine's vCPU does not set the rate.
-pub fn calibrate_call_cost(work: Work, mut run: impl FnMut(usize)) {
-    median_ns(|| run(CALL_COST_LARGE)); // warm up
-    let small = median_ns(|| run(CALL_COST_SMALL));
-    let large = median_ns(|| run(CALL_COST_LARGE));
+/// Measures what one call costs, as `call_ns` estimates it: `run(at, len)`
+/// does a call's work on the `len` input bytes at offset `at` (a multiple
+/// of `BIG_CALL_BYTES`) of a sample of `sample_len` bytes (allocate the output binary, run the kernel, free
+/// the output). Short calls read the sample's start, in cache; big calls
+/// walk all of it, which is beyond L2 on any CPU we know of. Medians of
+/// batches, so one preemption of this shared machine's vCPU does not set
+/// the rate.
+pub fn calibrate_call_cost(work: Work, sample_len: usize, mut run: impl FnMut(usize, usize)) {
+    median_ns(|| run(0, CALL_COST_LARGE)); // warm up
+    let small = median_ns(|| run(0, CALL_COST_SMALL));
+    let large = median_ns(|| run(0, CALL_COST_LARGE));
     let (fixed_ns, ps_per_byte) = fit_call_cost(small, large);
+    let offsets = (sample_len / BIG_CALL_BYTES).max(1);
+    let mut calls = 0;
+    let big = median_ns(|| {
+        calls += 1;
+        run(calls % offsets * BIG_CALL_BYTES, BIG_CALL_BYTES)
+    });
+    let big_ps_per_byte = big_call_rate(fixed_ns, ps_per_byte, big);
     let cost = call_cost(work);
     cost.fixed_ns.store(fixed_ns, Ordering::Relaxed);
     cost.ps_per_byte.store(ps_per_byte, Ordering::Relaxed);
+    cost.big_ps_per_byte
+        .store(big_ps_per_byte, Ordering::Relaxed);
+}
+
+/// Picoseconds per byte of a big call that took `big_ns`, beyond the fixed
+/// part; never below the cache-resident rate, whatever noise did.
+fn big_call_rate(fixed_ns: usize, ps_per_byte: usize, big_ns: u64) -> usize {
+    let rate = big_ns.saturating_sub(fixed_ns as u64) * 1000 / BIG_CALL_BYTES as u64;
+    (rate as usize).max(ps_per_byte)
 }
 
 /// Nanoseconds one `run()` takes: the median of 15 batches of 32, so one
@@ -338,12 +367,14 @@ fn fit_call_cost(small_ns: u64, large_ns: u64) -> (usize, usize) {
     (fixed_ns as usize, ps_per_byte as usize)
 }
 
-/// The calibrated call cost: fixed nanoseconds and picoseconds per byte.
-pub fn call_cost_of(work: Work) -> (usize, usize) {
+/// The calibrated call cost: fixed nanoseconds, and picoseconds per byte
+/// of a call and of a big call.
+pub fn call_cost_of(work: Work) -> (usize, usize, usize) {
     let cost = call_cost(work);
     (
         cost.fixed_ns.load(Ordering::Relaxed),
         cost.ps_per_byte.load(Ordering::Relaxed),
+        cost.big_ps_per_byte.load(Ordering::Relaxed),
     )
 }
 
@@ -402,5 +433,12 @@ mod tests {
         // Noise that makes the big call look cheaper cannot make bytes free.
         assert_eq!(fit_call_cost(500, 400).1, 10);
         assert_eq!(fit_call_cost(0, 0), (0, 10));
+    }
+
+    #[test]
+    fn a_big_call_is_charged_at_least_the_cache_resident_rate() {
+        let big = 100 + BIG_CALL_BYTES as u64 * 125 / 1000;
+        assert_eq!(big_call_rate(100, 50, big), 125);
+        assert_eq!(big_call_rate(100, 50, 0), 50);
     }
 }

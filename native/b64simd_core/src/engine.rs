@@ -18,28 +18,23 @@ pub fn fits_one_call(job: &impl Job, input_len: usize) -> bool {
 }
 
 /// Runs a job that fits one call to its end: its result, and the percent
-/// of a timeslice to charge (its time on the clock when it is long enough
-/// to time, else its calibrated cost). Inlined into the caller: returned
-/// through memory, its result cost a short call a stalled store forward.
+/// of a timeslice to charge (its calibrated cost). Inlined into the caller:
+/// returned through memory, its result cost a short call a stalled store
+/// forward.
 #[inline(always)]
 pub fn run_call<J: Job>(
     job: &mut J,
     input: &[u8],
     output: &mut [u8],
 ) -> (Result<usize, DecodeError>, i32) {
-    let started = (input.len() >= budget::TIMED_CALL_BYTES).then(Instant::now);
     let result = job.run_to_end(input, output, usize::MAX);
-    let ns = match started {
-        Some(started) => started.elapsed().as_nanos() as u64,
-        None => {
-            let cost = job.cost();
-            let bytes = input.len().saturating_mul(cost.weight);
-            if bytes < budget::UNCHARGED_BYTES {
-                return (result, 0);
-            }
-            budget::call_ns(cost.work, bytes)
-        }
-    };
+    // Read after the run: a job learns its weight as it goes.
+    let cost = job.cost();
+    let bytes = input.len().saturating_mul(cost.weight);
+    if bytes < budget::UNCHARGED_BYTES {
+        return (result, 0);
+    }
+    let ns = budget::call_ns(cost.work, input.len(), bytes);
     (result, budget::charge_percent(ns))
 }
 

@@ -40,13 +40,13 @@ pub(crate) fn calibrate() {
     });
     // A call's work as a loop of calls does it: the output is an ERTS
     // binary, allocated and freed each time.
-    budget::calibrate_call_cost(Work::Encode, |len| {
+    budget::calibrate_call_cost(Work::Encode, plain.len(), |at, len| {
         if let Ok(mut output) = alloc_binary(encoded_len_of(len)) {
-            encode(&plain[..len], output.as_mut_slice());
+            encode(&plain[at..at + len], output.as_mut_slice());
         }
     });
-    budget::calibrate_call_cost(Work::Decode, |len| {
-        let piece = &encoded[..len / 4 * 4];
+    budget::calibrate_call_cost(Work::Decode, encoded.len(), |at, len| {
+        let piece = &encoded[at..][..len / 4 * 4];
         let mut job = DecodeJob::new(piece, DecodeOptions::DEFAULT);
         if let Ok(mut output) = alloc_binary(job.output_len()) {
             let _ = job.run_to_end(piece, output.as_mut_slice(), usize::MAX);

@@ -37,11 +37,11 @@ fn slice_bytes() -> (usize, usize) {
     )
 }
 
-/// The calibrated cost of a call too short to time,
-/// `{{EncodeFixedNs, EncodePsPerByte}, {DecodeFixedNs, DecodePsPerByte},
-/// WhitespaceFactor}`.
+/// The calibrated cost of a call that fits one call,
+/// `{{EncodeFixedNs, EncodePsPerByte, EncodeBigPsPerByte}, {DecodeFixedNs,
+/// DecodePsPerByte, DecodeBigPsPerByte}, WhitespaceFactor}`.
 #[rustler::nif]
-fn call_cost() -> ((usize, usize), (usize, usize), usize) {
+fn call_cost() -> ((usize, usize, usize), (usize, usize, usize), usize) {
     (
         budget::call_cost_of(Work::Encode),
         budget::call_cost_of(Work::Decode),
