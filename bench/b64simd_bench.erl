@@ -49,7 +49,8 @@
 %% (`Prefix.csv', `Prefix-summary.csv', `Prefix.gp'); `PlotFile' is the SVG
 %% that `gnuplot Prefix.gp' draws. Environment: `FULL=1' (133 sizes instead
 %% of 23), `SIZES=16,4096' (explicit sizes), `ONLY=b64simd,binary:copy'
-%% (libraries whose label starts with one of these), `B64VERYFAST_EBIN',
+%% (libraries whose label starts with one of these), `OPS=decode,encode_url'
+%% (these operations only), `B64VERYFAST_EBIN',
 %% `B64RS_EBIN', `B64FAST_EBIN' (peers' ebin directories).
 -spec main([string()]) -> no_return().
 main([Prefix, PlotFile]) ->
@@ -183,7 +184,7 @@ all_series() ->
     Extras = b64simd_extras(),
     All = b64simd_series() ++ Extras ++ otp_series() ++ lists:append(Found) ++
         [#series{library = "binary:copy", op = copy, role = copy, call = fun binary:copy/1}],
-    {[S || S <- All, selected(S#series.library)], [N || N <- Notes, N =/= none]}.
+    {[S || S <- All, selected(S)], [N || N <- Notes, N =/= none]}.
 
 b64simd_series() ->
     Url = #{mode => urlsafe, padding => false},
@@ -288,8 +289,16 @@ peer_series(Env, Module, Library, Calls) ->
             {[], io_lib:format("~s: not measured (set ~s to its ebin directory)", [Library, Env])}
     end.
 
-selected(Library) ->
-    selected("ONLY", Library).
+%% A series is measured if its library is in `ONLY' and its operation in
+%% `OPS' (every one when unset), so that one series can be timed alone.
+selected(#series{library = Library, op = Op}) ->
+    selected("ONLY", Library) andalso
+        case os:getenv("OPS") of
+            Ops when is_list(Ops), Ops =/= "" ->
+                lists:member(atom_to_list(Op), string:lexemes(Ops, ", "));
+            _ ->
+                true
+        end.
 
 %% Whether `Label' starts with one of the comma-separated prefixes in the
 %% environment variable `Variable' (all labels when it is unset or empty).

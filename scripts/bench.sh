@@ -8,9 +8,9 @@
 #
 # Environment: FULL=1 (133 sizes instead of 23), SIZES=16,4096 (explicit
 # sizes), ONLY=b64simd,binary:copy (libraries by label prefix),
-# B64VERYFAST_EBIN, B64RS_EBIN, B64FAST_EBIN (peers' ebin directories).
+# OPS=decode,encode_url (operations by name), B64VERYFAST_EBIN, B64RS_EBIN, B64FAST_EBIN (peers' ebin directories).
 # Results go to bench/results/ (CSV, table, gnuplot script); the plot of a
-# complete run (no SIZES or ONLY) to docs/bench.svg.
+# complete run (no SIZES, ONLY or OPS) to docs/bench.svg.
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -46,7 +46,7 @@ run_logged() {
 
 if [ "$what" != latency ]; then
     prefix=bench/results/throughput-$stamp
-    if [ -z "${SIZES:-}" ] && [ -z "${ONLY:-}" ]; then
+    if [ -z "${SIZES:-}" ] && [ -z "${ONLY:-}" ] && [ -z "${OPS:-}" ]; then
         plot=docs/bench.svg
         mkdir -p docs
     else

@@ -8,9 +8,10 @@
 #
 # BEFORE_EBIN and AFTER_EBIN are the ebin directories of two builds (each
 # with its priv/ beside it), for example a checkout of the old commit built
-# with `B64SIMD_BUILD=source rebar3 compile`. ROUNDS defaults to 8. SIZES
-# and ONLY choose as for `make bench` (default: 32 B, 4 KiB, 1 MiB and
-# 16 MiB, b64simd and its stream). Results: bench/results/compare-<UTC time>/.
+# with `B64SIMD_BUILD=source rebar3 compile`. ROUNDS defaults to 24, which
+# the 16 MiB streams need to be read to a few percent. SIZES, ONLY and OPS
+# choose as for `make bench` (default: 32 B, 4 KiB, 1 MiB and 16 MiB,
+# b64simd and its stream, every operation). Results: bench/results/compare-<UTC time>/.
 #
 # Each round runs both sides in the same memory layout, and each round in
 # another: the environment grown by a number of bytes (B64SIMD_LAYOUT_PAD:
@@ -25,7 +26,7 @@ cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh scripts/bench_compare.sh BEFORE_EBIN AFTER_EBIN [ROUNDS]" >&2; exit 2; }
 before=$(cd "$1" && pwd)
 after=$(cd "$2" && pwd)
-rounds=${3:-8}
+rounds=${3:-24}
 SIZES=${SIZES:-32,4096,1048576,16777216}
 ONLY=${ONLY:-b64simd}
 export SIZES ONLY
