@@ -24,6 +24,7 @@
 -ifdef(B64SIMD_HOOKS).
 -export([encode_dirty/2, decode_dirty/2, flag_layout/0]).
 -export([supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0, weights/0]).
+-export([set_big_call_rate/2]).
 -define(LIBRARY, "libb64simd_nif_hooks").
 -else.
 -define(LIBRARY, "libb64simd_nif").
@@ -180,6 +181,10 @@ slice_bytes() -> not_loaded().
 -spec call_cost() -> {{non_neg_integer(), pos_integer(), pos_integer()},
                       {non_neg_integer(), pos_integer(), pos_integer()}, pos_integer()}.
 call_cost() -> not_loaded().
+
+%% Sets the big-call rates, picoseconds per byte to encode and to decode.
+-spec set_big_call_rate(pos_integer(), pos_integer()) -> ok.
+set_big_call_rate(_EncodePs, _DecodePs) -> not_loaded().
 
 %% Each codec's weight, measured at load: what one of its input bytes costs
 %% in bytes of Base64 work of its kind (encode or decode).

@@ -49,6 +49,14 @@ fn call_cost() -> ((usize, usize, usize), (usize, usize, usize), usize) {
     )
 }
 
+/// Sets the big-call rates, picoseconds per byte to encode and to decode.
+#[rustler::nif]
+fn set_big_call_rate(encode_ps: usize, decode_ps: usize) -> Atom {
+    budget::set_big_call_rate(Work::Encode, encode_ps);
+    budget::set_big_call_rate(Work::Decode, decode_ps);
+    rustler::types::atom::ok()
+}
+
 /// Each codec's weight against Base64's work of its kind, measured at load:
 /// `#{hex_encode => W, hex_decode => W, base32_encode => W, base32_decode => W}`.
 #[rustler::nif]
