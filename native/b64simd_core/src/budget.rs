@@ -454,6 +454,26 @@ mod tests {
     }
 
     #[test]
+    fn a_big_call_pays_what_memory_adds_once_per_input_byte() {
+        // Only this test reads or writes the encoding call cost.
+        let cost = call_cost(Work::Encode);
+        cost.fixed_ns.store(100, Ordering::Relaxed);
+        cost.ps_per_byte.store(50, Ordering::Relaxed);
+        cost.big_ps_per_byte.store(80, Ordering::Relaxed);
+        let big = BIG_CALL_BYTES as u64;
+        let call =
+            |input_len: usize, weight: usize| call_ns(Work::Encode, input_len, input_len * weight);
+        assert_eq!(call(BIG_CALL_BYTES, 1), 100 + big * 80 / 1000);
+        // Four times the work a byte (MIME text): the work four times over,
+        // the memory once.
+        assert_eq!(
+            call(BIG_CALL_BYTES, 4),
+            100 + (big * 4 * 50 + big * 30) / 1000
+        );
+        assert_eq!(call(BIG_CALL_BYTES - 4, 4), 100 + (big - 4) * 4 * 50 / 1000);
+    }
+
+    #[test]
     fn a_big_call_is_charged_at_least_the_cache_resident_rate() {
         let big = 100 + BIG_CALL_BYTES as u64 * 125 / 1000;
         assert_eq!(big_call_rate(100, 50, big), 125);
