@@ -290,23 +290,19 @@ peer_series(Env, Module, Library, Calls) ->
     end.
 
 %% A series is measured if its library is in `ONLY' and its operation in
-%% `OPS' (every one when unset), so that one series can be timed alone.
+%% `OPS' (by whole name), so that one series can be timed alone.
 selected(#series{library = Library, op = Op}) ->
-    selected("ONLY", Library) andalso
-        case os:getenv("OPS") of
-            Ops when is_list(Ops), Ops =/= "" ->
-                lists:member(atom_to_list(Op), string:lexemes(Ops, ", "));
-            _ ->
-                true
-        end.
+    selected("ONLY", Library) andalso selected("OPS", atom_to_list(Op), fun erlang:'=:='/2).
 
 %% Whether `Label' starts with one of the comma-separated prefixes in the
 %% environment variable `Variable' (all labels when it is unset or empty).
 selected(Variable, Label) ->
+    selected(Variable, Label, fun lists:prefix/2).
+
+selected(Variable, Label, Matches) ->
     case os:getenv(Variable) of
-        Only when is_list(Only), Only =/= "" ->
-            lists:any(fun(Prefix) -> lists:prefix(Prefix, Label) end,
-                      string:lexemes(Only, ", "));
+        Listed when is_list(Listed), Listed =/= "" ->
+            lists:any(fun(Item) -> Matches(Item, Label) end, string:lexemes(Listed, ", "));
         _ ->
             true
     end.
