@@ -8,7 +8,8 @@
 #
 # Environment: FULL=1 (133 sizes instead of 23), SIZES=16,4096 (explicit
 # sizes), ONLY=b64simd,binary:copy (libraries by label prefix),
-# OPS=decode,encode_url (operations by name), B64VERYFAST_EBIN, B64RS_EBIN, B64FAST_EBIN (peers' ebin directories).
+# OPS=decode,encode_url (operations by name), B64VERYFAST_EBIN,
+# B64RS_EBIN, B64FAST_EBIN (peers' ebin directories).
 # Results go to bench/results/ (CSV, table, gnuplot script); the plot of a
 # complete run (no SIZES, ONLY or OPS) to docs/bench.svg.
 set -eu

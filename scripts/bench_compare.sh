@@ -11,7 +11,8 @@
 # with `B64SIMD_BUILD=source rebar3 compile`. ROUNDS defaults to 24, which
 # the 16 MiB streams need to be read to a few percent. SIZES, ONLY and OPS
 # choose as for `make bench` (default: 32 B, 4 KiB, 1 MiB and 16 MiB,
-# b64simd and its stream, every operation). Results: bench/results/compare-<UTC time>/.
+# b64simd and its stream, every operation). Results:
+# bench/results/compare-<UTC time>/.
 #
 # Each round runs both sides in the same memory layout, and each round in
 # another: the environment grown by a number of bytes (B64SIMD_LAYOUT_PAD:

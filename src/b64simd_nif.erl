@@ -175,9 +175,9 @@ slice_bytes() -> not_loaded().
 
 %% What a call that fits one call is charged: {{EncodeFixedNs, EncodePsPerByte,
 %% EncodeBigPsPerByte}, {DecodeFixedNs, DecodePsPerByte, DecodeBigPsPerByte},
-%% WhitespaceFactor}, measured at load; a call on 64 KiB or more is charged the
-%% big rate per byte, and a decode whose input held whitespace WhitespaceFactor
-%% times its bytes.
+%% WhitespaceFactor}, measured at load; a decode whose input held whitespace is
+%% charged WhitespaceFactor times its bytes, and a call on 64 KiB or more also
+%% the big rate less the other per input byte (what data beyond L2 adds).
 -spec call_cost() -> {{non_neg_integer(), pos_integer(), pos_integer()},
                       {non_neg_integer(), pos_integer(), pos_integer()}, pos_integer()}.
 call_cost() -> not_loaded().
