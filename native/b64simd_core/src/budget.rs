@@ -200,10 +200,10 @@ fn call_cost(work: Work) -> &'static CallCost {
 /// small work: charging them would cost more than their work.
 pub const UNCHARGED_BYTES: usize = 512;
 
-/// Calls on at least this many input bytes are charged per byte at the
-/// rate of such calls on data beyond L2, as a stream's pieces or a file's
-/// blocks come; smaller ones at the cache-resident rate. Not timed: two
-/// clock readings a call slowed a stream of such pieces (`bench/README.md`).
+/// Calls on at least this many input bytes are also charged what data
+/// beyond L2 adds per input byte (`call_ns`), as a stream's pieces or a
+/// file's blocks come. Not timed: two clock readings a call slowed a stream
+/// of such pieces (`bench/README.md`).
 pub const BIG_CALL_BYTES: usize = 64 * 1024;
 
 /// Estimated nanoseconds of one call on `input_len` bytes of input that
