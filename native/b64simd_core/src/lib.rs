@@ -19,10 +19,12 @@
 //! - `engine`: a job run within one call or a slice at a time;
 //! - `stream`: both streams' state between pieces, and their jobs.
 
+pub mod avx2;
 pub mod base32;
 pub mod budget;
 pub mod decode;
 pub mod encode;
+pub mod encoder;
 pub mod engine;
 pub mod error;
 pub mod hex;

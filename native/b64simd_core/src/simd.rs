@@ -252,25 +252,8 @@ fn guard_bracket(
 mod tests {
     use super::*;
     use crate::test_support::encode_to_vec;
-
-    /// Whether the upper halves of the vector registers are in use
-    /// (XINUSE bit 2, `xgetbv(1)`), or `None` where the CPU cannot say.
     #[cfg(target_arch = "x86_64")]
-    fn upper_state_in_use() -> Option<bool> {
-        use std::arch::x86_64::{__cpuid_count, _xgetbv};
-        if !std::arch::is_x86_feature_detected!("xsave") {
-            return None;
-        }
-        // SAFETY: cpuid is on every x86-64 CPU; leaf 0xD sub-leaf 1 bit 2 says
-        // whether xgetbv takes ECX = 1, and xsave (checked above) is what
-        // `_xgetbv` needs.
-        unsafe {
-            if __cpuid_count(0xD, 1).eax & 4 == 0 {
-                return None;
-            }
-            Some(_xgetbv(1) & 4 != 0)
-        }
-    }
+    use crate::test_support::upper_state_in_use;
 
     /// The simdutf defect `clear_upper_state` works around, called raw on
     /// the haswell kernel; and our calls clear the state after it. Fails

@@ -3,16 +3,17 @@
 //! encodings, and the decodes the other paths are held to.
 
 use crate::decode::DecodeJob;
+use crate::encoder::encode_into;
 use crate::error::DecodeError;
 use crate::job::Job;
 use crate::options::{Alphabet, DecodeOptions, EncodeOptions, Lines};
 use crate::scalar;
-use crate::simd::{encode_into, encoded_len, maximal_decoded_len};
+use crate::simd::{encoded_len, maximal_decoded_len};
 
 /// `plain` encoded (simdutf, held to RFC 4648's vectors in `simd`).
 pub fn encode_to_vec(plain: &[u8], opts: EncodeOptions) -> Vec<u8> {
     let mut out = vec![0u8; encoded_len(plain.len(), opts.padding).unwrap()];
-    assert_eq!(encode_into(plain, opts, &mut out), out.len());
+    assert_eq!(encode_into(plain, opts, &mut out, plain.len()), out.len());
     out
 }
 
@@ -86,5 +87,24 @@ impl Rng {
             }
             _ => {}
         }
+    }
+}
+
+/// Whether the upper halves of the vector registers are in use
+/// (XINUSE bit 2, `xgetbv(1)`), or `None` where the CPU cannot say.
+#[cfg(target_arch = "x86_64")]
+pub fn upper_state_in_use() -> Option<bool> {
+    use std::arch::x86_64::{__cpuid_count, _xgetbv};
+    if !std::arch::is_x86_feature_detected!("xsave") {
+        return None;
+    }
+    // SAFETY: cpuid is on every x86-64 CPU; leaf 0xD sub-leaf 1 bit 2 says
+    // whether xgetbv takes ECX = 1, and xsave (checked above) is what
+    // `_xgetbv` needs.
+    unsafe {
+        if __cpuid_count(0xD, 1).eax & 4 == 0 {
+            return None;
+        }
+        Some(_xgetbv(1) & 4 != 0)
     }
 }

@@ -5,9 +5,10 @@
 pub mod wrap;
 
 use crate::budget::Work;
+use crate::encoder::encode_into;
 use crate::job::{Cost, Job, Step};
 use crate::options::EncodeOptions;
-use crate::simd::{encode_into, encoded_len};
+use crate::simd::encoded_len;
 
 #[derive(Clone, Debug)]
 pub struct EncodeJob {
@@ -57,6 +58,9 @@ const ALIGNED_GROUP: usize = 192;
 impl Job for EncodeJob {
     /// Encodes at most `max_input` more bytes (whole 3-byte groups, so no
     /// step but the last has padding). `output` is the whole output.
+    /// Inlined into the call, as decode's: returned through memory, its
+    /// `Step` cost a short call a stalled store forward.
+    #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let unit = if max_input >= ALIGNED_GROUP {
             ALIGNED_GROUP
@@ -68,7 +72,7 @@ impl Job for EncodeJob {
         let piece_out_len = encoded_len(take, self.opts.padding)
             .expect("a piece of the input encodes to no more than the whole output");
         let target = &mut output[self.out_pos..self.out_pos + piece_out_len];
-        self.out_pos += encode_into(piece, self.opts, target);
+        self.out_pos += encode_into(piece, self.opts, target, input.len());
         self.in_pos += take;
         if self.in_pos == input.len() {
             Step::Done(self.out_pos)

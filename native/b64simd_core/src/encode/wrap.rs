@@ -13,10 +13,11 @@
 
 use super::step_len;
 use crate::budget::Work;
+use crate::encoder::encode_into;
 use crate::job::{Cost, Job, Step};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
-use crate::simd::{encode_into, encode_lines_into, encoded_len};
+use crate::simd::{encode_lines_into, encoded_len};
 
 /// Length of the wrapped encoding of `len` bytes, or `None` if it overflows
 /// (or `length` is 0).
@@ -156,7 +157,7 @@ impl WrapJob {
                 let len = encoded_len(group.len(), self.opts.padding)
                     .expect("a block's encoding is a few hundred bytes");
                 let text = &mut block[..len];
-                encode_into(group, self.opts, text);
+                encode_into(group, self.opts, text, group.len());
                 self.copy_wrapped(text, output);
             }
         })
@@ -261,7 +262,7 @@ mod tests {
     /// The obvious definition: encode, then cut into lines and join them.
     fn reference(input: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
         let mut text = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
-        encode_into(input, opts, &mut text);
+        encode_into(input, opts, &mut text, input.len());
         text.chunks(lines.length)
             .collect::<Vec<_>>()
             .join(lines.line_break.bytes())

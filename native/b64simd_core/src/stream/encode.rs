@@ -9,9 +9,10 @@
 
 use crate::encode::wrap::{wrapped_len_after, WrapJob};
 use crate::encode::EncodeJob;
+use crate::encoder::encode_into;
 use crate::job::{Cost, Job, Step};
 use crate::options::{EncodeOptions, Lines};
-use crate::simd::{encode_into, encoded_len};
+use crate::simd::encoded_len;
 
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;
@@ -165,7 +166,7 @@ impl EncodePiece {
         self.inner = Some(match stream.lines {
             None => {
                 let written = encoded_len(group.len(), stream.opts.padding).unwrap_or(0);
-                encode_into(group, stream.opts, &mut output[..written]);
+                encode_into(group, stream.opts, &mut output[..written], group.len());
                 Inner::Plain(EncodeJob::resume(stream.opts, taken, written))
             }
             Some(lines) if group.is_empty() => {

@@ -1,0 +1,586 @@
+//! Our Base64 encoder for x86-64 CPUs with AVX2: the one piece of SIMD
+//! written by hand in b64simd. simdutf's haswell encoder is measurably slower
+//! than aklomp/base64's (`bench/README.md`, "Kernels"), and the haswell kernel
+//! is what most BEAM servers run, so this encoder takes its place there
+//! (`encoder.rs` decides where).
+//!
+//! The method is Wojciech Muła's, as aklomp/base64's AVX2 codec runs it: a
+//! round encodes 24 input bytes into 32 characters. It loads 32 bytes
+//! starting 4 before its 24, so that each 128-bit lane holds the 12 bytes it
+//! encodes (lanes cannot exchange bytes cheaply); a byte shuffle gives each
+//! 32-bit lane one 3-byte group; two 16-bit multiplies move its four 6-bit
+//! values into four bytes; a 16-entry table lookup turns each value into its
+//! character. The last whole groups are a round read from the input's last
+//! 32 bytes; the bytes after them, the padding and inputs under 32 bytes are
+//! encoded by plain code.
+//!
+//! Held byte for byte to simdutf's encoder and to a scalar reference at
+//! every length 0..=4096 and every alignment (the tests below), and by the
+//! fuzzer; the tests say that they ran it.
+
+use crate::options::{Alphabet, EncodeOptions};
+use crate::simd::encoded_len;
+
+/// The 64 characters of RFC 4648 section 4 and of section 5, in value order.
+const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+fn characters(alphabet: Alphabet) -> &'static [u8; 64] {
+    match alphabet {
+        Alphabet::UrlSafe => URL_SAFE,
+        _ => STANDARD,
+    }
+}
+
+/// Whether this CPU runs the encoder.
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// How the rounds write their output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stores {
+    /// Through the caches, as every store.
+    Cached,
+    /// Around them (non-temporal stores), where the output is aligned for
+    /// them: for outputs far bigger than the caches, whose lines would only
+    /// be read from memory to be overwritten.
+    Streaming,
+}
+
+/// Encodes `input` into `output`, which must be exactly
+/// `encoded_len(input.len(), opts.padding)` bytes long; returns that length.
+/// Panics on another length, or on a CPU without AVX2 (`available`).
+#[inline]
+pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8], stores: Stores) -> usize {
+    assert_eq!(
+        Some(output.len()),
+        encoded_len(input.len(), opts.padding),
+        "encode output sized exactly"
+    );
+    assert!(available(), "the AVX2 encoder on a CPU without AVX2");
+    match stores {
+        Stores::Streaming => encode_streaming(input, opts, output),
+        // SAFETY: the CPU has AVX2, all `rounds` needs (checked above).
+        Stores::Cached => unsafe { encode_checked::<false>(input, opts, output) },
+    }
+}
+
+/// Streaming stores need 32-byte aligned targets: the groups before the
+/// first aligned one are encoded plainly, if group boundaries (4 bytes
+/// apart) meet alignment at all.
+#[inline(never)]
+fn encode_streaming(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+    let misalignment = output.as_ptr() as usize % 32;
+    if misalignment % 4 != 0 {
+        // SAFETY: `encode_into` checked that the CPU has AVX2.
+        return unsafe { encode_checked::<false>(input, opts, output) };
+    }
+    let head = (32 - misalignment) % 32 / 4 * 3;
+    if head >= input.len() {
+        return encode_tail(input, opts, output);
+    }
+    let head_written = encode_tail(&input[..head], opts, &mut output[..head / 3 * 4]);
+    // SAFETY: `encode_into` checked that the CPU has AVX2, and the output
+    // now starts 32-byte aligned, as streaming stores need.
+    head_written
+        + unsafe { encode_checked::<true>(&input[head..], opts, &mut output[head_written..]) }
+}
+
+/// The rounds, then the tail. The caller has checked that the CPU has AVX2
+/// and that `output` is exactly the encoding's length; when `STREAMING`,
+/// that `output` is 32-byte aligned.
+#[inline(always)]
+unsafe fn encode_checked<const STREAMING: bool>(
+    input: &[u8],
+    opts: EncodeOptions,
+    output: &mut [u8],
+) -> usize {
+    let (read, written) = rounds::<STREAMING>(input, output, opts);
+    written + encode_tail(&input[read..], opts, &mut output[written..])
+}
+
+/// Plain code, the definition of the encoding (RFC 4648 section 4) that
+/// the rounds are held to: it encodes what the rounds leave (an input under
+/// 32 bytes, a group between the rounds, the bytes after the whole groups
+/// and the padding). `output` is exactly the encoding of `input`.
+fn encode_tail(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+    let characters = characters(opts.alphabet);
+    let char_of = |value: u32| characters[(value & 63) as usize];
+    let mut groups = input.chunks_exact(3);
+    let mut quads = output.chunks_exact_mut(4);
+    for (group, quad) in groups.by_ref().zip(quads.by_ref()) {
+        let bits = u32::from(group[0]) << 16 | u32::from(group[1]) << 8 | u32::from(group[2]);
+        quad.copy_from_slice(&[
+            char_of(bits >> 18),
+            char_of(bits >> 12),
+            char_of(bits >> 6),
+            char_of(bits),
+        ]);
+    }
+    let written = input.len() / 3 * 4;
+    let last = &mut output[written..];
+    match *groups.remainder() {
+        [] => {}
+        [a] => {
+            let bits = u32::from(a) << 16;
+            last[..2].copy_from_slice(&[char_of(bits >> 18), char_of(bits >> 12)]);
+            if opts.padding {
+                last[2..].copy_from_slice(b"==");
+            }
+        }
+        [a, b] => {
+            let bits = u32::from(a) << 16 | u32::from(b) << 8;
+            last[..3].copy_from_slice(&[
+                char_of(bits >> 18),
+                char_of(bits >> 12),
+                char_of(bits >> 6),
+            ]);
+            if opts.padding {
+                last[3] = b'=';
+            }
+        }
+        _ => unreachable!("chunks_exact(3) leaves at most 2 bytes"),
+    }
+    written + last.len()
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn rounds<const STREAMING: bool>(
+    _input: &[u8],
+    _output: &mut [u8],
+    _opts: EncodeOptions,
+) -> (usize, usize) {
+    unreachable!("`available` is false off x86-64")
+}
+
+/// Encodes every whole 3-byte group of `input` into the start of
+/// `output`, if it has at least 32 bytes; returns the bytes read and
+/// written (none for a shorter input). The caller must make sure that the
+/// CPU has AVX2, and when `STREAMING` that `output` is 32-byte aligned;
+/// `output` must hold at least the encoding of the groups (it is checked).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rounds<const STREAMING: bool>(
+    input: &[u8],
+    output: &mut [u8],
+    opts: EncodeOptions,
+) -> (usize, usize) {
+    use std::arch::x86_64::*;
+    use std::hint::black_box;
+    // Round r reads input[24r - 4 .. 24r + 28]; round 0, with nothing before
+    // it, reads input[0..32] instead and moves it 4 bytes up. So input
+    // shorter than 32 bytes gets no round, and `rounds` rounds need
+    // 24 (rounds - 1) + 28 = 24 rounds + 4 <= input.len() bytes: this count.
+    let len = input.len();
+    if len < 32 {
+        return (0, 0);
+    }
+    let rounds = (len - 4) / 24;
+    let whole = len / 3 * 3;
+    // Round r writes output[32r .. 32r + 32], and the last round below
+    // output[4 whole / 3 - 32 .. 4 whole / 3]: all within the encoding of
+    // the whole groups, as 24 rounds <= len - 4 < whole and whole >= 30.
+    assert!(whole / 3 * 4 <= output.len());
+    let src = input.as_ptr();
+    let dst = output.as_mut_ptr();
+    let constants = Constants::new(opts.alphabet);
+    let multipliers = Multipliers::new();
+    // SAFETY (every load and store below): round 0 reads input[0..32],
+    // within the input since it has at least 32 bytes; every other round r
+    // < rounds reads input[24r - 4 .. 24r + 28], within it by the count
+    // above; the last round reads input[len - 32 .. len]. The writes are
+    // within the output by the assert above. The unaligned intrinsics take
+    // any address.
+    let first = _mm256_loadu_si256(src.cast());
+    let first = _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6));
+    let characters = constants.encode(_mm256_shuffle_epi8(first, constants.shuffle), multipliers);
+    store::<STREAMING>(dst, characters);
+    let mut r = 1;
+    // Four rounds an iteration: independent loads and stores in flight.
+    while r + 4 <= rounds {
+        let multipliers = black_box(multipliers);
+        for r in r..r + 4 {
+            let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
+            let groups = _mm256_shuffle_epi8(bytes, constants.shuffle);
+            store::<STREAMING>(dst.add(32 * r), constants.encode(groups, multipliers));
+        }
+        r += 4;
+    }
+    while r < rounds {
+        let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
+        let groups = _mm256_shuffle_epi8(bytes, constants.shuffle);
+        let multipliers = black_box(multipliers);
+        store::<STREAMING>(dst.add(32 * r), constants.encode(groups, multipliers));
+        r += 1;
+    }
+    if STREAMING {
+        // Streaming stores are weakly ordered: all of them before the
+        // stores below, and whatever this thread writes next (the term that
+        // hands the output over).
+        _mm_sfence();
+    }
+    // The groups the rounds left (at most 9): the last 8 by one more round,
+    // which reads the input's last 32 bytes, so as to read nothing past it,
+    // and rewrites the characters of any group the rounds wrote too (the
+    // same); the one before them, if any, plainly.
+    let last = whole - 24;
+    if last > 24 * rounds {
+        encode_tail(
+            &input[24 * rounds..last],
+            opts,
+            &mut output[32 * rounds..last / 3 * 4],
+        );
+    }
+    // The window input[last..whole] is bytes 8 - cut .. 32 - cut of those
+    // 32, `cut` being the bytes after the whole groups: after moving their
+    // 4-byte words 1-4 to the low lane and 4-7 to the high one, each lane
+    // holds its 12 bytes from its byte 4 - cut.
+    let bytes = _mm256_loadu_si256(src.add(len - 32).cast());
+    let bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(1, 2, 3, 4, 4, 5, 6, 7));
+    let cut = _mm256_set1_epi8((len - whole) as i8);
+    let groups = _mm256_shuffle_epi8(bytes, _mm256_sub_epi8(constants.last_shuffle, cut));
+    let characters = constants.encode(groups, multipliers);
+    _mm256_storeu_si256(dst.add(last / 3 * 4).cast(), characters);
+    (whole, whole / 3 * 4)
+}
+
+/// Writes a round's characters to `at`, 32-byte aligned when `STREAMING`
+/// (dst + 32r, aligned as `dst` is: the caller's promise).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn store<const STREAMING: bool>(at: *mut u8, characters: std::arch::x86_64::__m256i) {
+    use std::arch::x86_64::*;
+    if STREAMING {
+        _mm256_stream_si256(at.cast(), characters)
+    } else {
+        _mm256_storeu_si256(at.cast(), characters)
+    }
+}
+
+/// The two multiplies that cut a group's bits into 6-bit values. Taken by
+/// every loop iteration through `black_box`, so that the compiler cannot
+/// see their values in the loop: seeing them, it turns each multiply into
+/// shifts and blends (powers of two) or into widened multiplies prepared
+/// outside the loop, either of them far slower.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Multipliers {
+    first_third: std::arch::x86_64::__m256i,
+    second_fourth: std::arch::x86_64::__m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Multipliers {
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn new() -> Multipliers {
+        use std::arch::x86_64::*;
+        Multipliers {
+            // A high multiply by 2^6 and 2^10: the low 16-bit word right by
+            // 10 bits, the high one by 6.
+            first_third: _mm256_set1_epi32(0x0400_0040),
+            // A low multiply by 2^4 and 2^8: the low word left by 4 bits,
+            // the high one by 8.
+            second_fourth: _mm256_set1_epi32(0x0100_0010),
+        }
+    }
+}
+
+/// The other vectors a round works with.
+#[cfg(target_arch = "x86_64")]
+struct Constants {
+    shuffle: std::arch::x86_64::__m256i,
+    last_shuffle: std::arch::x86_64::__m256i,
+    odd_bytes: std::arch::x86_64::__m256i,
+    six_bits: std::arch::x86_64::__m256i,
+    offsets: std::arch::x86_64::__m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Constants {
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn new(alphabet: Alphabet) -> Constants {
+        use std::arch::x86_64::*;
+        Constants {
+            // Each 32-bit lane gets one group a, b, c as the bytes b, a, c,
+            // b: its low 16-bit word holds a then b, its high word b then c.
+            // The low lane's 12 bytes start at its byte 4, the high lane's
+            // at its byte 0.
+            shuffle: _mm256_setr_epi8(
+                5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14, //
+                1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10,
+            ),
+            // The same for the last round, whose lanes both hold their 12
+            // bytes from byte 4 (before it subtracts the cut).
+            last_shuffle: _mm256_setr_epi8(
+                5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14, //
+                5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14,
+            ),
+            // `encode` takes bytes 1 and 3 of each lane from the low
+            // multiply, 0 and 2 from the high one...
+            odd_bytes: _mm256_set1_epi32(0xFF00_FF00_u32 as i32),
+            // ...and keeps their low 6 bits.
+            six_bits: _mm256_set1_epi8(0x3F),
+            // What `encode` adds to each range of 6-bit values: index 0 for
+            // 0-25 (`A`), 1 for 26-51 (`a`), 2-11 for 52-61 (`0`), 12 for
+            // 62 and 13 for 63 (`+` and `/`, or `-` and `_`).
+            offsets: match alphabet {
+                Alphabet::UrlSafe => _mm256_setr_epi8(
+                    65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -17, 32, 0, 0, //
+                    65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -17, 32, 0, 0,
+                ),
+                _ => _mm256_setr_epi8(
+                    65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 0, 0, //
+                    65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 0, 0,
+                ),
+            },
+        }
+    }
+
+    /// The 32 characters of a round from its 8 groups, one to a 32-bit
+    /// lane as `shuffle` leaves them.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn encode(
+        &self,
+        groups: std::arch::x86_64::__m256i,
+        multipliers: Multipliers,
+    ) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::*;
+        // Each 6-bit value to the low bits of a byte of its own. The high
+        // multiply gives a's high 6 bits in byte 0 (the low word right by
+        // 10), b's low 6 bits then c's high 2 in byte 2 (the high word
+        // right by 6)...
+        let first_third = _mm256_mulhi_epu16(groups, multipliers.first_third);
+        // ...the low one a's low 6 bits then b's high 4 in byte 1 (the low
+        // word left by 4), c in byte 3 (the high word left by 8).
+        let second_fourth = _mm256_mullo_epi16(groups, multipliers.second_fourth);
+        let values = _mm256_and_si256(
+            _mm256_blendv_epi8(first_third, second_fourth, self.odd_bytes),
+            self.six_bits,
+        );
+        // The offset's index: 0 for values up to 51, 1-12 above, plus 1 for
+        // values above 25 (the comparison gives -1).
+        let index = _mm256_subs_epu8(values, _mm256_set1_epi8(51));
+        let index = _mm256_sub_epi8(index, _mm256_cmpgt_epi8(values, _mm256_set1_epi8(25)));
+        _mm256_add_epi8(values, _mm256_shuffle_epi8(self.offsets, index))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Rng;
+
+    fn encode_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
+        let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
+        assert_eq!(
+            encode_into(input, opts, &mut out, Stores::Cached),
+            out.len()
+        );
+        out
+    }
+
+    fn simdutf_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
+        let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
+        assert_eq!(crate::simd::encode_into(input, opts, &mut out), out.len());
+        out
+    }
+
+    /// The reference: `encode_tail`, the plain definition, over all of it.
+    fn reference_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
+        let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
+        assert_eq!(encode_tail(input, opts, &mut out), out.len());
+        out
+    }
+
+    const BOTH_STORES: [Stores; 2] = [Stores::Cached, Stores::Streaming];
+
+    fn all_options() -> impl Iterator<Item = EncodeOptions> {
+        [Alphabet::Standard, Alphabet::UrlSafe]
+            .into_iter()
+            .flat_map(|alphabet| [true, false].map(|padding| EncodeOptions { alphabet, padding }))
+    }
+
+    /// Prints why the tests of the rounds cannot run here, or runs them.
+    fn on_avx2(test: &str) -> bool {
+        if !available() {
+            println!("skipped {test}: this CPU has no AVX2");
+        }
+        available()
+    }
+
+    #[test]
+    fn the_reference_follows_rfc4648_section10() {
+        let vectors: [(&[u8], &[u8]); 7] = [
+            (b"", b""),
+            (b"f", b"Zg=="),
+            (b"fo", b"Zm8="),
+            (b"foo", b"Zm9v"),
+            (b"foob", b"Zm9vYg=="),
+            (b"fooba", b"Zm9vYmE="),
+            (b"foobar", b"Zm9vYmFy"),
+        ];
+        for (plain, encoded) in vectors {
+            assert_eq!(reference_to_vec(plain, EncodeOptions::DEFAULT), encoded);
+        }
+        let url = EncodeOptions {
+            alphabet: Alphabet::UrlSafe,
+            padding: false,
+        };
+        assert_eq!(reference_to_vec(&[0xFB, 0xFF], url), b"-_8");
+    }
+
+    /// Every value in every position of a round: each 6-bit value reaches
+    /// each of the 32 characters of a round, in both alphabets.
+    #[test]
+    fn every_value_in_every_position() {
+        if !on_avx2("every_value_in_every_position") {
+            return;
+        }
+        for options in all_options() {
+            for value in 0..64u32 {
+                for len in [32, 33, 52, 100] {
+                    // Bits that make `value` appear in each character in turn.
+                    let bits: Vec<u8> = (0..len * 8)
+                        .map(|bit| ((value >> (5 - bit % 6)) & 1) as u8)
+                        .collect();
+                    let input: Vec<u8> = bits
+                        .chunks(8)
+                        .map(|byte| byte.iter().fold(0, |acc, b| acc << 1 | b))
+                        .collect();
+                    assert_eq!(
+                        encode_to_vec(&input, options),
+                        reference_to_vec(&input, options),
+                        "value {value} len {len} {options:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every length 0..=4096, under both alphabets and paddings, against the
+    /// reference and simdutf's encoder.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn every_length_to_4096() {
+        if !on_avx2("every_length_to_4096") {
+            return;
+        }
+        let seed = 0x5EED_A002;
+        println!("seed {seed:#x}");
+        let plain = Rng(seed).bytes(4096);
+        for options in all_options() {
+            for len in 0..=4096 {
+                let input = &plain[..len];
+                let ours = encode_to_vec(input, options);
+                assert_eq!(
+                    ours,
+                    reference_to_vec(input, options),
+                    "len {len} {options:?}"
+                );
+                assert_eq!(
+                    ours,
+                    simdutf_to_vec(input, options),
+                    "len {len} {options:?}"
+                );
+            }
+        }
+    }
+
+    /// Every input and output alignment 0..64, at lengths around the rounds'
+    /// edges, into buffers whose bytes around the output must stay as they
+    /// were.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn every_alignment() {
+        if !on_avx2("every_alignment") {
+            return;
+        }
+        let seed = 0x5EED_A003;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let plain = rng.bytes(4096 + 64);
+        let mut out = vec![0u8; 6000];
+        for len in [
+            0, 1, 27, 28, 31, 32, 33, 51, 52, 53, 100, 124, 125, 1000, 4096,
+        ] {
+            for (options, stores) in all_options().flat_map(|o| BOTH_STORES.map(|s| (o, s))) {
+                for in_at in 0..64 {
+                    let input = &plain[in_at..in_at + len];
+                    let want = simdutf_to_vec(input, options);
+                    for out_at in 0..64 {
+                        let guard = rng.next() as u8;
+                        out.fill(guard);
+                        let target = &mut out[out_at..out_at + want.len()];
+                        encode_into(input, options, target, stores);
+                        let at = format!("len {len} at {in_at}/{out_at} {options:?} {stores:?}");
+                        assert_eq!(target, &want[..], "{at}");
+                        assert!(
+                            out[..out_at].iter().all(|&b| b == guard)
+                                && out[out_at + want.len()..].iter().all(|&b| b == guard),
+                            "wrote outside the output: {at}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Random lengths up to 4 MiB against simdutf's encoder.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn random_lengths_to_4_mib() {
+        if !on_avx2("random_lengths_to_4_mib") {
+            return;
+        }
+        let seed = 0x5EED_A004;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let plain = rng.bytes(4 << 20);
+        for _ in 0..40 {
+            let len = rng.next() as usize % (plain.len() + 1);
+            let at = rng.next() as usize % (plain.len() - len + 1);
+            let options = rng.encode_options();
+            let input = &plain[at..at + len];
+            let want = simdutf_to_vec(input, options);
+            for stores in BOTH_STORES {
+                let mut out = vec![0u8; want.len()];
+                encode_into(input, options, &mut out, stores);
+                assert!(out == want, "len {len} at {at} {options:?} {stores:?}");
+            }
+        }
+    }
+
+    /// The rounds use the upper halves of the YMM registers; the compiler
+    /// clears them on the way out (`vzeroupper`), or every SSE instruction
+    /// after the call would run slower (`simd.rs`, `clear_upper_state`).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn leaves_the_upper_state_clear() {
+        use crate::test_support::upper_state_in_use;
+        if !on_avx2("leaves_the_upper_state_clear") {
+            return;
+        }
+        // SAFETY: the CPU has AVX2, so AVX's `vzeroupper`.
+        unsafe { std::arch::x86_64::_mm256_zeroupper() };
+        if upper_state_in_use() != Some(false) {
+            println!("skipped leaves_the_upper_state_clear: XINUSE unknown here");
+            return;
+        }
+        let input = [0x5Au8; 100];
+        let mut out = [0u8; 136];
+        encode_into(&input, EncodeOptions::DEFAULT, &mut out, Stores::Cached);
+        assert_eq!(upper_state_in_use(), Some(false));
+    }
+}

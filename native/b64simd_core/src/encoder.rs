@@ -1,0 +1,188 @@
+//! Which Base64 encoder runs. Ours (`avx2`) where simdutf would run its
+//! haswell kernel, simdutf's everywhere else; and on every CPU with AVX2,
+//! ours with streaming stores for calls of `BIG_CALL` bytes and more, whose
+//! output no cache holds (simdutf's icelake encoder is slowest of all
+//! there: `bench/README.md`, "Kernels").
+//!
+//! `B64SIMD_ENCODER` chooses instead: `simdutf` for simdutf's alone on
+//! every CPU, `avx2` for ours on any CPU with AVX2. Like
+//! `SIMDUTF_FORCE_IMPLEMENTATION`, it is read once per process; the NIF
+//! refuses to load on a value it cannot follow.
+
+use crate::avx2::{self, Stores};
+use crate::options::EncodeOptions;
+use crate::{kernel, simd};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
+
+/// Calls with this much input or more are big: their output is written
+/// around the caches, where there is an encoder that can.
+pub const BIG_CALL: usize = 16 << 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoder {
+    /// b64simd's own, `avx2.rs`.
+    Avx2,
+    /// simdutf's, of the kernel simdutf runs.
+    Simdutf,
+}
+
+/// The encoders of a process: one for big calls, one for the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Encoders {
+    pub calls: Encoder,
+    pub big_calls: Encoder,
+}
+
+impl Encoder {
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoder::Avx2 => "avx2",
+            Encoder::Simdutf => "simdutf",
+        }
+    }
+}
+
+/// The encoders this process runs, or why the one asked for cannot run.
+pub fn chosen() -> Result<Encoders, String> {
+    choose(
+        std::env::var(FORCE_VARIABLE).ok().as_deref(),
+        kernel::active().ok(),
+        avx2::available(),
+    )
+}
+
+fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Encoders, String> {
+    let (ours, simdutf) = (Encoder::Avx2, Encoder::Simdutf);
+    let (calls, big_calls) = match forced {
+        None | Some("auto") if avx2 && kernel == Some("haswell") => (ours, ours),
+        None | Some("auto") if avx2 => (simdutf, ours),
+        None | Some("auto") | Some("simdutf") => (simdutf, simdutf),
+        Some("avx2") if avx2 => (ours, ours),
+        Some("avx2") => {
+            return Err(format!(
+                "{FORCE_VARIABLE}=avx2: this CPU lacks AVX2, which b64simd's AVX2 encoder needs"
+            ))
+        }
+        Some(other) => {
+            return Err(format!(
+                "{FORCE_VARIABLE}={other:?} names no encoder; known: auto, avx2, simdutf"
+            ))
+        }
+    };
+    Ok(Encoders { calls, big_calls })
+}
+
+/// `chosen()`, decided on first use: 0 undecided, else 1 + calls' encoder
+/// + 2 × big calls'.
+static ACTIVE: AtomicU8 = AtomicU8::new(0);
+
+/// The encoders every encode runs. A choice that cannot run (the NIF has
+/// refused to load then) falls back to simdutf's.
+#[inline]
+pub fn active() -> Encoders {
+    let of = |bit: u8| {
+        if bit == 0 {
+            Encoder::Avx2
+        } else {
+            Encoder::Simdutf
+        }
+    };
+    match ACTIVE.load(Ordering::Relaxed) {
+        0 => {
+            let encoders = chosen().unwrap_or(Encoders {
+                calls: Encoder::Simdutf,
+                big_calls: Encoder::Simdutf,
+            });
+            let bits = 1 + encoders.calls as u8 + 2 * encoders.big_calls as u8;
+            ACTIVE.store(bits, Ordering::Relaxed);
+            encoders
+        }
+        bits => Encoders {
+            calls: of((bits - 1) & 1),
+            big_calls: of((bits - 1) >> 1),
+        },
+    }
+}
+
+/// Encodes `piece`, all or part of a call's input of `call_len` bytes, into
+/// `output`, which must be exactly `encoded_len(piece.len(), opts.padding)`
+/// bytes long, with the encoder of such a call; returns that length.
+#[inline]
+pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_len: usize) -> usize {
+    let encoders = active();
+    let (encoder, stores) = if call_len >= BIG_CALL {
+        (encoders.big_calls, Stores::Streaming)
+    } else {
+        (encoders.calls, Stores::Cached)
+    };
+    match encoder {
+        Encoder::Avx2 => avx2::encode_into(piece, opts, output, stores),
+        Encoder::Simdutf => simd::encode_into(piece, opts, output),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encoders(calls: Encoder, big_calls: Encoder) -> Result<Encoders, String> {
+        Ok(Encoders { calls, big_calls })
+    }
+
+    #[test]
+    fn ours_where_simdutf_runs_haswell_and_for_big_calls() {
+        let (ours, simdutf) = (Encoder::Avx2, Encoder::Simdutf);
+        assert_eq!(choose(None, Some("haswell"), true), encoders(ours, ours));
+        assert_eq!(
+            choose(Some("auto"), Some("haswell"), true),
+            encoders(ours, ours)
+        );
+        assert_eq!(choose(None, Some("icelake"), true), encoders(simdutf, ours));
+        assert_eq!(
+            choose(None, Some("westmere"), false),
+            encoders(simdutf, simdutf)
+        );
+        assert_eq!(
+            choose(None, Some("arm64"), false),
+            encoders(simdutf, simdutf)
+        );
+    }
+
+    #[test]
+    fn the_variable_forces_either() {
+        let (ours, simdutf) = (Encoder::Avx2, Encoder::Simdutf);
+        let haswell = Some("haswell");
+        assert_eq!(
+            choose(Some("simdutf"), haswell, true),
+            encoders(simdutf, simdutf)
+        );
+        assert_eq!(
+            choose(Some("avx2"), Some("icelake"), true),
+            encoders(ours, ours)
+        );
+        assert_eq!(
+            choose(Some("avx2"), Some("westmere"), true),
+            encoders(ours, ours)
+        );
+        let err = choose(Some("avx2"), Some("westmere"), false).unwrap_err();
+        assert!(err.contains("lacks AVX2"), "{err}");
+        let err = choose(Some("AVX2"), haswell, true).unwrap_err();
+        assert!(err.contains("names no encoder"), "{err}");
+    }
+
+    /// The process's encoders are the ones its environment asks for: the
+    /// scripts run the tests once per kernel and encoder and print which.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn the_running_encoders_are_chosen() {
+        let encoders = chosen().expect("the environment names a usable encoder");
+        println!(
+            "encoders: {} for calls, {} for big calls",
+            encoders.calls.name(),
+            encoders.big_calls.name()
+        );
+        assert_eq!(active(), encoders);
+    }
+}
