@@ -14,7 +14,7 @@
 -export([try_decode/1, try_decode/2]).
 -export([mime_decode/1, mime_decode/2, mime_decode_to_string/1, mime_decode_to_string/2]).
 -export([is_valid/1, is_valid/2]).
--export([format_error/1, format_error/2, kernel/0]).
+-export([format_error/1, format_error/2, kernel/0, encoders/0]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
 -export_type([line_break/0, mime_decode_options/0]).
@@ -267,6 +267,20 @@ is_valid(Base64, Options) ->
 -spec kernel() -> atom().
 kernel() ->
     binary_to_atom(b64simd_nif:kernel()).
+
+%% @doc The Base64 encoders in use: `avx2' is b64simd's own, for x86-64
+%% CPUs with AVX2; `simdutf' is simdutf's, of the kernel {@link kernel/0}
+%% names. `avx2' encodes where that kernel is `haswell', and calls of
+%% `big_call_bytes' (16 MiB) or more on every CPU with AVX2, writing their
+%% output around the caches; `simdutf' everywhere else. The environment
+%% variable `B64SIMD_ENCODER' forces `simdutf' (or `avx2', on a CPU with
+%% AVX2) for all calls; the library refuses to load on another value.
+-spec encoders() -> #{calls := Encoder, big_calls := Encoder, big_call_bytes := pos_integer()}
+      when Encoder :: avx2 | simdutf.
+encoders() ->
+    {Calls, BigCalls, BigCallBytes} = b64simd_nif:encoders(),
+    #{calls => binary_to_atom(Calls), big_calls => binary_to_atom(BigCalls),
+      big_call_bytes => BigCallBytes}.
 
 %% @doc Says what a reason (raised by this module, or returned by
 %% {@link try_decode/2}) means, and how to fix it where the reason alone

@@ -14,7 +14,7 @@
 -export([hex_encode/1, hex_encode/2, hex_decode/1, hex_decode/2]).
 -export([hex_is_valid/1, hex_is_valid/2]).
 -export([base32_encode/2, base32_decode/2, base32_is_valid/2]).
--export([kernel/0]).
+-export([kernel/0, encoders/0]).
 
 -on_load(load/0).
 
@@ -150,6 +150,10 @@ decode_stream_end(_State) -> not_loaded().
 
 -spec kernel() -> binary().
 kernel() -> not_loaded().
+
+%% The encoders of calls and of big calls, and where big calls start.
+-spec encoders() -> {binary(), binary(), pos_integer()}.
+encoders() -> not_loaded().
 
 -ifdef(B64SIMD_HOOKS).
 %% For comparison in the latency probe only: one call on a dirty CPU scheduler.

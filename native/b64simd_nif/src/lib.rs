@@ -18,7 +18,7 @@ mod run;
 mod stream;
 mod term;
 
-use b64simd_core::kernel;
+use b64simd_core::{encoder, kernel};
 use rustler::{Env, Term};
 
 mod atoms {
@@ -41,8 +41,20 @@ fn kernel() -> &'static str {
     kernel::active().unwrap_or("none")
 }
 
+/// The Base64 encoders this VM runs, for calls and for big calls, and
+/// the input size from which a call is big: `b64simd:encoders/0`.
+#[rustler::nif]
+fn encoders() -> (&'static str, &'static str, usize) {
+    let encoders = encoder::active();
+    (
+        encoders.calls.name(),
+        encoders.big_calls.name(),
+        encoder::BIG_CALL,
+    )
+}
+
 fn load(_env: Env, _info: Term) -> bool {
-    match kernel::active() {
+    match kernel::active().and_then(|_| encoder::chosen()) {
         Ok(_) => {
             calibrate::calibrate();
             true
