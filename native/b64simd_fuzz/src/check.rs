@@ -3,6 +3,7 @@
 //! `base64` crate (bytes and accept/reject).
 
 use crate::reference::Reference;
+use b64simd_core::avx2::{self, Stores};
 use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::error::DecodeError;
@@ -238,6 +239,36 @@ pub fn decode_case(
     }
 }
 
+/// Our AVX2 encoder, where the CPU has AVX2, both ways it stores, into an
+/// output `shift` bytes into its buffer: the `base64` crate's bytes (which
+/// simdutf's encoder wrote, above), and nothing past them.
+fn avx2_case(
+    plain: &[u8],
+    opts: EncodeOptions,
+    expected: &[u8],
+    shift: usize,
+) -> Result<(), String> {
+    if !avx2::available() {
+        return Ok(());
+    }
+    for stores in [Stores::Cached, Stores::Streaming] {
+        let end = shift + expected.len();
+        let mut out = guarded(end);
+        let written = avx2::encode_into(plain, opts, &mut out[shift..end], stores);
+        check_guard(&out, end, "avx2::encode_into")?;
+        if written != expected.len() || out[shift..end] != expected[..] {
+            return Err(format!(
+                "avx2::encode_into ({stores:?}, output at +{shift}) wrote {written} bytes, {}, \
+                 base64 crate {}{}",
+                show::<()>(&Ok(out[shift..end].to_vec())),
+                show::<()>(&Ok(expected.to_vec())),
+                first_difference::<()>(&Ok(out[shift..end].to_vec()), &Ok(expected.to_vec()))
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Compares both encode paths on `plain` under `opts` with the `base64`
 /// crate, and checks that the result decodes back under matching options.
 pub fn encode_case(
@@ -265,6 +296,7 @@ pub fn encode_case(
             first_difference::<()>(&Ok(out[..len].to_vec()), &Ok(expected))
         ));
     }
+    avx2_case(plain, opts, &expected, slice % 64)?;
     let mut out = guarded(len);
     let mut job = EncodeJob::new(opts);
     let mut result = None;

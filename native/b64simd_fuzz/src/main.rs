@@ -4,8 +4,10 @@
 //! and decode jobs one-shot and with random slice sizes, a decoding stream
 //! in pieces, validation) and are compared with the `base64` crate
 //! configured per mode (output bytes, accept/reject) and with
-//! `scalar::decode`, which defines our error reasons and offsets. Base16
-//! and Base32 (`codecs`) are compared with a scalar reference of their own.
+//! `scalar::decode`, which defines our error reasons and offsets. Encode
+//! also goes through our own AVX2 encoder, where the CPU has AVX2, whatever
+//! the kernel: both ways it stores, at every output alignment. Base16 and
+//! Base32 (`codecs`) are compared with a scalar reference of their own.
 //!
 //! simdutf reads `SIMDUTF_FORCE_IMPLEMENTATION` once per process, so the
 //! fuzzer runs one child process per kernel this CPU supports:
@@ -24,7 +26,7 @@ mod codecs;
 mod inputs;
 mod reference;
 
-use b64simd_core::kernel;
+use b64simd_core::{avx2, kernel};
 use b64simd_core::options::DecodeOptions;
 use inputs::Rng;
 use reference::Reference;
@@ -156,6 +158,8 @@ struct Stats {
     rounds: u64,
     decode_cases: u64,
     encode_cases: u64,
+    /// Encode cases that also ran our AVX2 encoder (0 on a CPU without AVX2).
+    avx2_encode_cases: u64,
     large_inputs: u64,
     codec_cases: u64,
     regression_cases: u64,
@@ -209,12 +213,13 @@ fn run_kernel(args: &Args, kernel: &str) -> ExitCode {
     }
     let s = &fuzzer.stats;
     println!(
-        "RESULT kernel={kernel} seed={:#x} cases={} decode={} encode={} large_inputs={} \
-         base16_base32={} regression_cases={} mismatches={}",
+        "RESULT kernel={kernel} seed={:#x} cases={} decode={} encode={} avx2_encode={} \
+         large_inputs={} base16_base32={} regression_cases={} mismatches={}",
         args.seed,
         s.decode_cases + s.encode_cases + s.codec_cases + s.regression_cases,
         s.decode_cases,
         s.encode_cases,
+        s.avx2_encode_cases,
         s.large_inputs,
         s.codec_cases,
         s.regression_cases,
@@ -245,6 +250,7 @@ impl Fuzzer<'_> {
         for opts in check::all_encode_options() {
             let slice = slice_size(rng, len);
             self.stats.encode_cases += 1;
+            self.stats.avx2_encode_cases += u64::from(avx2::available());
             if let Err(why) = check::encode_case(&self.reference, &plain, opts, slice) {
                 self.mismatch("encode", &plain, &format!("{opts:?}: {why}"));
             }
