@@ -1,0 +1,304 @@
+//! Kernel-level Base64 throughput, outside the BEAM: our AVX2 encoder,
+//! simdutf's encoder and decoder (of the kernel `SIMDUTF_FORCE_IMPLEMENTATION`
+//! names, or its own choice), and aklomp/base64 as b64veryfast builds it
+//! (its `priv/b64veryfast.so`, opened at run time, none of its code here).
+//!
+//!   cargo run --release -p b64simd_core --example kernels -- [B64VERYFAST_SO]
+//!
+//! Each figure is the median of 7 runs of at least 20 ms, the series of a
+//! size taken in turn, in MiB/s of the unencoded bytes. Three buffer
+//! regimes: `warm` (the same input and output every call: in cache up to
+//! its size), `fresh` (from 1 MiB, each call's output newly mapped from the
+//! kernel, as a big new binary's can be: page faults included), and `read`
+//! (warm, then the output read once, as a caller that sends it does).
+//! `bench/README.md` has the method and the figures.
+
+use b64simd_core::avx2::{self, Stores};
+use b64simd_core::kernel;
+use b64simd_core::options::{Alphabet, EncodeOptions};
+use b64simd_core::simd::{decode_loose, encoded_len};
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::time::{Duration, Instant};
+
+const SIZES: [usize; 9] = [
+    32,
+    4096,
+    65536,
+    1 << 20,
+    4 << 20,
+    8 << 20,
+    12 << 20,
+    16 << 20,
+    64 << 20,
+];
+const RUNS: usize = 7;
+const MIN_RUN: Duration = Duration::from_millis(20);
+
+extern "C" {
+    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    fn dlerror() -> *const c_char;
+    fn mmap(
+        addr: *mut c_void,
+        len: usize,
+        prot: c_int,
+        flags: c_int,
+        fd: c_int,
+        off: i64,
+    ) -> *mut c_void;
+    fn munmap(addr: *mut c_void, len: usize) -> c_int;
+}
+const RTLD_LAZY: c_int = 1;
+const PROT_READ_WRITE: c_int = 3;
+const MAP_PRIVATE_ANONYMOUS: c_int = 0x02 | 0x20;
+
+/// aklomp/base64's `base64_encode` and `base64_decode`.
+type AklompCall = unsafe extern "C" fn(*const u8, usize, *mut u8, *mut usize, c_int) -> c_int;
+/// 0 lets aklomp choose its codec (AVX-512 VBMI where the CPU has it);
+/// forcing its AVX-512 codec (1 << 8) is ignored once it has chosen.
+const AKLOMP_AUTO: c_int = 0;
+const AKLOMP_FORCE_AVX2: c_int = 1 << 0;
+
+struct Aklomp {
+    encode: AklompCall,
+    decode: AklompCall,
+}
+
+/// aklomp's two calls from a copy of b64veryfast's NIF library of its own
+/// (aklomp keeps the codec it chose in a static, and forgets a forced
+/// choice for no later call). Its `enif_*` references stay unresolved: lazy
+/// binding never needs them, as nothing here calls the NIF's own functions.
+fn open_aklomp(library: &str, copy: &str) -> Aklomp {
+    let copy_path = std::env::temp_dir().join(format!("b64simd-kernels-{copy}.so"));
+    std::fs::copy(library, &copy_path).expect("a copy of the library");
+    let path = CString::new(copy_path.to_str().expect("a UTF-8 path")).expect("no NUL");
+    // SAFETY: dlopen and dlsym take NUL-terminated strings (CString, and
+    // the literals below); a null handle or symbol is checked before use,
+    // and both symbols are aklomp's functions of the `AklompCall` type
+    // (its include/libbase64.h).
+    unsafe {
+        let handle = dlopen(path.as_ptr(), RTLD_LAZY);
+        if handle.is_null() {
+            let why = std::ffi::CStr::from_ptr(dlerror());
+            panic!("cannot open {path:?}: {why:?}");
+        }
+        let symbol = |name: &[u8]| {
+            let found = dlsym(handle, name.as_ptr().cast());
+            assert!(!found.is_null(), "no {:?} in it", std::str::from_utf8(name));
+            std::mem::transmute::<*mut c_void, AklompCall>(found)
+        };
+        Aklomp {
+            encode: symbol(b"base64_encode\0"),
+            decode: symbol(b"base64_decode\0"),
+        }
+    }
+}
+
+/// Output memory newly mapped from the kernel: zeroed and untouched.
+struct Fresh {
+    at: *mut u8,
+    len: usize,
+}
+
+impl Fresh {
+    fn new(len: usize) -> Fresh {
+        // SAFETY: an anonymous private mapping of `len` bytes (len > 0), its
+        // result checked.
+        let at = unsafe {
+            mmap(
+                std::ptr::null_mut(),
+                len,
+                PROT_READ_WRITE,
+                MAP_PRIVATE_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert!(at as isize != -1, "mmap of {len} bytes failed");
+        Fresh { at: at.cast(), len }
+    }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: the mapping is `len` bytes, readable and writable, zeroed
+        // by the kernel (so initialised), and only this value refers to it.
+        unsafe { std::slice::from_raw_parts_mut(self.at, self.len) }
+    }
+}
+
+impl Drop for Fresh {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe { munmap(self.at.cast(), self.len) };
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Regime {
+    Warm,
+    Fresh,
+    Read,
+}
+
+type Kernel<'a> = Box<dyn Fn(&[u8], &mut [u8]) -> usize + 'a>;
+
+/// MiB/s of one run of `call` over `input`, at least MIN_RUN long.
+fn run(call: &Kernel, input: &[u8], out_len: usize, regime: Regime, sink: &mut u64) -> f64 {
+    let mut out = vec![0u8; out_len];
+    // A first call untimed: `out`'s pages are mapped in, its lines cached.
+    *sink += call(input, &mut out) as u64;
+    let mut calls = 0u64;
+    let start = Instant::now();
+    loop {
+        for _ in 0..(1 + (1 << 20) / (input.len() + 1)) {
+            match regime {
+                Regime::Warm => *sink += call(input, &mut out) as u64,
+                Regime::Fresh => {
+                    let mut fresh = Fresh::new(out_len);
+                    *sink += call(input, fresh.bytes()) as u64;
+                }
+                Regime::Read => {
+                    let n = call(input, &mut out);
+                    *sink += out[..n]
+                        .chunks_exact(8)
+                        .map(|word| u64::from_le_bytes(word.try_into().expect("8 bytes")))
+                        .fold(0u64, u64::wrapping_add);
+                }
+            }
+            calls += 1;
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= MIN_RUN {
+            return (calls as f64 * input.len() as f64) / (1 << 20) as f64 / elapsed.as_secs_f64();
+        }
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    let aklomp_library = std::env::args().nth(1);
+    let simdutf_kernel = kernel::active().expect("a usable simdutf kernel");
+    println!("simdutf kernel {simdutf_kernel}; MiB/s of unencoded bytes, median of {RUNS} runs");
+    let opts = EncodeOptions::DEFAULT;
+    let mut encoders: Vec<(String, Kernel)> = vec![(
+        format!("simdutf {simdutf_kernel}"),
+        Box::new(move |input, out| b64simd_core::simd::encode_into(input, opts, out)),
+    )];
+    if avx2::available() {
+        encoders.push((
+            "ours avx2".into(),
+            Box::new(move |input, out| avx2::encode_into(input, opts, out, Stores::Cached)),
+        ));
+        encoders.push((
+            "ours avx2 streaming".into(),
+            Box::new(move |input, out| avx2::encode_into(input, opts, out, Stores::Streaming)),
+        ));
+    }
+    let mut decoders: Vec<(String, Kernel)> = vec![(
+        format!("simdutf {simdutf_kernel}"),
+        Box::new(|input, out| decode_loose(input, Alphabet::Standard, out).count),
+    )];
+    if let Some(library) = &aklomp_library {
+        for (name, flags) in [
+            ("aklomp avx2", AKLOMP_FORCE_AVX2),
+            ("aklomp auto", AKLOMP_AUTO),
+        ] {
+            let aklomp = open_aklomp(library, &name.replace(' ', "-"));
+            let encode = aklomp.encode;
+            let decode = aklomp.decode;
+            // SAFETY: aklomp writes at most 4/3 of the input rounded up to
+            // 4 (encode) or 3/4 of it (decode), which `out` holds (sized by
+            // `encoded_len`, or the input's length); it writes the length
+            // into `written`.
+            encoders.push((
+                name.into(),
+                Box::new(move |input, out: &mut [u8]| unsafe {
+                    let mut written = 0;
+                    encode(
+                        input.as_ptr(),
+                        input.len(),
+                        out.as_mut_ptr(),
+                        &mut written,
+                        flags,
+                    );
+                    written
+                }),
+            ));
+            decoders.push((
+                name.into(),
+                Box::new(move |input, out: &mut [u8]| unsafe {
+                    let mut written = 0;
+                    decode(
+                        input.as_ptr(),
+                        input.len(),
+                        out.as_mut_ptr(),
+                        &mut written,
+                        flags,
+                    );
+                    written
+                }),
+            ));
+        }
+    }
+    let mut sink = 0u64;
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let plain: Vec<u8> = (0..SIZES[SIZES.len() - 1])
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    for (what, regime) in [
+        ("warm", Regime::Warm),
+        ("fresh", Regime::Fresh),
+        ("read", Regime::Read),
+    ] {
+        for &size in &SIZES {
+            // Below 1 MiB a fresh mapping costs more than its encoding.
+            if regime == Regime::Fresh && size < 1 << 20 {
+                continue;
+            }
+            let input = &plain[..size];
+            let text_len = encoded_len(size, true).expect("small");
+            let mut text = vec![0u8; text_len];
+            b64simd_core::simd::encode_into(input, opts, &mut text);
+            let check = |call: &Kernel, name: &str| {
+                let mut out = vec![0u8; text_len];
+                assert_eq!(call(input, &mut out), text_len, "{name} encode length");
+                assert!(out == text, "{name} encodes otherwise");
+            };
+            let mut rows: Vec<(String, Vec<f64>)> = Vec::new();
+            for (name, call) in &encoders {
+                check(call, name);
+                rows.push((format!("encode {name}"), Vec::new()));
+            }
+            for (name, _) in &decoders {
+                rows.push((format!("decode {name}"), Vec::new()));
+            }
+            for _ in 0..RUNS {
+                let mut row = 0;
+                for (_, call) in &encoders {
+                    rows[row]
+                        .1
+                        .push(run(call, input, text_len, regime, &mut sink));
+                    row += 1;
+                }
+                for (_, call) in &decoders {
+                    rows[row].1.push(
+                        run(call, &text, size, regime, &mut sink) * size as f64 / text_len as f64,
+                    );
+                    row += 1;
+                }
+            }
+            for (name, runs) in rows {
+                println!("{what:5} {size:>9} {name:24} {:>9.0}", median(runs));
+            }
+        }
+    }
+    println!("(sink {sink})");
+}
