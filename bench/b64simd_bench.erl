@@ -497,8 +497,10 @@ print_header(Sizes, Series, Notes) ->
     io:format("OTP ~s (erts ~s), ~B schedulers, CPU: ~s~n",
               [erlang:system_info(otp_release), erlang:system_info(version),
                erlang:system_info(schedulers_online), cpu_model()]),
-    io:format("simdutf kernel: ~s (the slice sizes and call charges are in the latency "
-              "probe's report)~n", [b64simd:kernel()]),
+    #{calls := Encoder, big_calls := BigEncoder, big_call_bytes := BigBytes} = b64simd:encoders(),
+    io:format("simdutf kernel: ~s; Base64 encoder: ~s, ~s from ~s (the slice sizes and call "
+              "charges are in the latency probe's report)~n",
+              [b64simd:kernel(), Encoder, BigEncoder, format_size(BigBytes)]),
     io:format("~B sizes from ~s to ~s, ~B series, ~B runs each lasting >= ~B ms, medians;~n"
               "MiB/s counted on the raw payload size for encode and decode~n",
               [length(Sizes), format_size(hd(Sizes)), format_size(lists:last(Sizes)),
@@ -731,8 +733,9 @@ write_gnuplot(File, PlotFile, Series, Medians) ->
                            "unset multiplot\n"]).
 
 gnuplot_preamble(PlotFile, KeyRows) ->
-    Title = io_lib:format("b64simd (~s kernel) vs peers, OTP ~s, median of ~B runs",
-                          [b64simd:kernel(), erlang:system_info(otp_release), ?RUNS]),
+    #{calls := Encoder} = b64simd:encoders(),
+    Title = io_lib:format("b64simd (~s kernel, ~s encoder) vs peers, OTP ~s, median of ~B runs",
+                          [b64simd:kernel(), Encoder, erlang:system_info(otp_release), ?RUNS]),
     ["# Drawn by scripts/bench.sh: gnuplot FILE\n",
      io_lib:format("set terminal svg size 1400,~B dynamic noenhanced font 'Helvetica,13' "
                    "background rgb 'white'~n", [540 + 20 * KeyRows]),
