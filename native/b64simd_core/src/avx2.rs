@@ -18,7 +18,7 @@
 //! every length 0..=4096 and every alignment (the tests below), and by the
 //! fuzzer; the tests say that they ran it.
 
-use crate::options::{Alphabet, EncodeOptions};
+use crate::options::{Alphabet, EncodeOptions, LineBreak, Lines};
 use crate::simd::encoded_len;
 
 /// The 64 characters of RFC 4648 section 4 and of section 5, in value order.
@@ -105,6 +105,158 @@ unsafe fn encode_checked<const STREAMING: bool>(
 ) -> usize {
     let (read, written) = rounds::<STREAMING>(input, output, opts);
     written + encode_tail(&input[read..], opts, &mut output[written..])
+}
+
+/// Whether `encode_lines_into` takes lines of `lines.length` characters:
+/// MIME's 76 and PEM's 64 (RFC 2045, RFC 7468), with either break. Each
+/// gets code of its own, its rounds known when it is compiled; a loop over
+/// a length read at run time let the compiler prepare the multiplies
+/// outside it, far slower (`Multipliers`), slower than copying lines.
+pub fn takes_lines(lines: Lines) -> bool {
+    matches!(lines.length, 64 | 76)
+}
+
+/// Encodes `input` in lines of `lines.length` characters (`takes_lines`),
+/// `lines.line_break` between two lines and none after the last, straight
+/// into `output`, which must be exactly that long; returns its length.
+/// Panics on another length, on lines it does not take, or on a CPU
+/// without AVX2.
+pub fn encode_lines_into(
+    input: &[u8],
+    opts: EncodeOptions,
+    lines: Lines,
+    output: &mut [u8],
+) -> usize {
+    assert!(takes_lines(lines), "lines of whole rounds");
+    let line_input = lines.length / 4 * 3;
+    let line_break = lines.line_break.bytes();
+    let text = encoded_len(input.len(), opts.padding).expect("a piece's encoding fits");
+    let breaks = text.saturating_sub(1) / lines.length;
+    assert_eq!(
+        output.len(),
+        text + breaks * line_break.len(),
+        "wrapped output sized exactly"
+    );
+    assert!(available(), "the AVX2 encoder on a CPU without AVX2");
+    // SAFETY: the CPU has AVX2 (checked above); `output` holds every line
+    // and break (the length checked above); the line lengths are those
+    // `takes_lines` takes, whole rounds' groups (multiples of 4) of at
+    // least a round.
+    let (mut read, mut written) = unsafe {
+        if lines.length == 76 {
+            line_rounds::<76>(input, output, opts, lines.line_break)
+        } else {
+            line_rounds::<64>(input, output, opts, lines.line_break)
+        }
+    };
+    // The lines whose last round would read past the input: plainly, each
+    // with the break that a character after it needs.
+    while read < input.len() {
+        let piece = &input[read..input.len().min(read + line_input)];
+        let len = encoded_len(piece.len(), opts.padding).expect("a line's encoding fits");
+        written += encode_into(
+            piece,
+            opts,
+            &mut output[written..written + len],
+            Stores::Cached,
+        );
+        read += piece.len();
+        if read < input.len() {
+            output[written..written + line_break.len()].copy_from_slice(line_break);
+            written += line_break.len();
+        }
+    }
+    written
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn line_rounds<const LENGTH: usize>(
+    _input: &[u8],
+    _output: &mut [u8],
+    _opts: EncodeOptions,
+    _line_break: LineBreak,
+) -> (usize, usize) {
+    unreachable!("`available` is false off x86-64")
+}
+
+/// Encodes the whole lines of `input` whose rounds read nothing past it,
+/// each followed by its break (a character follows: the input goes on for
+/// at least 4 bytes); returns the bytes read and written. A line is the
+/// rounds at its characters 0, 32, 64, ... and one at its last 32
+/// characters, which writes over some of the one before (the same
+/// characters) when the length is not a multiple of 32. The caller must
+/// make sure that the CPU has AVX2, that `LENGTH` is a multiple of 4 and
+/// at least 32, and that `output` holds the lines and their breaks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn line_rounds<const LENGTH: usize>(
+    input: &[u8],
+    output: &mut [u8],
+    opts: EncodeOptions,
+    line_break: LineBreak,
+) -> (usize, usize) {
+    use std::arch::x86_64::*;
+    use std::hint::black_box;
+    let length = LENGTH;
+    let crlf = line_break == LineBreak::CrLf;
+    let line_input = length / 4 * 3;
+    let stride = length + 1 + usize::from(crlf);
+    // A line's last round reads 4 bytes past the line: line k is encoded
+    // here when (k + 1) line_input + 4 <= input.len(); and the first line's
+    // first round reads 32 bytes.
+    let count = match input.len() {
+        len if len < 32 => 0,
+        len => (len - 4) / line_input,
+    };
+    assert!(count * stride <= output.len());
+    let src = input.as_ptr();
+    let dst = output.as_mut_ptr();
+    let constants = Constants::new(opts.alphabet);
+    let multipliers = Multipliers::new();
+    // The character offsets of a line's rounds, multiples of 4.
+    let last = length - 32;
+    for line in 0..count {
+        // Opaque once a line: its rounds are one block of code.
+        let multipliers = black_box(multipliers);
+        let (line_src, line_dst) = (src.add(line * line_input), dst.add(line * stride));
+        let mut at = 0;
+        loop {
+            // SAFETY: round `at` of line k reads input[k line_input + 3 at / 4
+            // - 4 ..][..32], which ends by (k + 1) line_input + 4 (as at <=
+            // length - 32), within the input by `count`, and starts within
+            // it but for the first round of the first line, which reads
+            // input[0..32] instead (the input has 32 bytes, or `count` is 0)
+            // and moves them 4 bytes up. It writes the line's characters
+            // at .. at + 32, within the line (at <= length - 32), so within
+            // the output (the assert above).
+            let bytes = if line == 0 && at == 0 {
+                let first = _mm256_loadu_si256(line_src.cast());
+                _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))
+            } else {
+                _mm256_loadu_si256(line_src.add(at / 4 * 3).sub(4).cast())
+            };
+            let groups = _mm256_shuffle_epi8(bytes, constants.shuffle);
+            _mm256_storeu_si256(
+                line_dst.add(at).cast(),
+                constants.encode(groups, multipliers),
+            );
+            if at == last {
+                break;
+            }
+            at = (at + 32).min(last);
+        }
+        // SAFETY: the break's bytes follow the line, within the output
+        // (the assert above).
+        if crlf {
+            line_dst
+                .add(length)
+                .cast::<[u8; 2]>()
+                .write_unaligned(*b"\r\n");
+        } else {
+            line_dst.add(length).write(b'\n');
+        }
+    }
+    (count * line_input, count * stride)
 }
 
 /// Plain code, the definition of the encoding (RFC 4648 section 4) that
@@ -559,6 +711,58 @@ mod tests {
                 encode_into(input, options, &mut out, stores);
                 assert!(out == want, "len {len} at {at} {options:?} {stores:?}");
             }
+        }
+    }
+
+    /// `encode_lines_into` against the reference joined into lines, every
+    /// input length to 2048, both line lengths, breaks, alphabets and
+    /// paddings, and random output alignments 0..64.
+    #[test]
+    fn lines_equal_the_reference_joined() {
+        use crate::options::LineBreak;
+        if !on_avx2("lines_equal_the_reference_joined") {
+            return;
+        }
+        let seed = 0x5EED_A005;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let plain = rng.bytes(2048);
+        let mut out = vec![0u8; 4000];
+        for length in [64, 76] {
+            for line_break in [LineBreak::CrLf, LineBreak::Lf] {
+                let lines = Lines { length, line_break };
+                assert!(takes_lines(lines));
+                for options in all_options() {
+                    for len in 0..=plain.len() {
+                        let input = &plain[..len];
+                        let want = reference_to_vec(input, options)
+                            .chunks(length)
+                            .collect::<Vec<_>>()
+                            .join(line_break.bytes());
+                        let at = rng.next() as usize % 64;
+                        let guard = rng.next() as u8;
+                        out.fill(guard);
+                        let target = &mut out[at..at + want.len()];
+                        assert_eq!(encode_lines_into(input, options, lines, target), want.len());
+                        let label = format!("len {len} {lines:?} {options:?} at {at}");
+                        assert!(target == &want[..], "{label}");
+                        assert!(
+                            out[..at]
+                                .iter()
+                                .chain(&out[at + want.len()..])
+                                .all(|&b| b == guard),
+                            "wrote outside the output: {label}"
+                        );
+                    }
+                }
+            }
+        }
+        for length in [4, 32, 60, 63, 65, 75, 77, 128] {
+            let lines = Lines {
+                length,
+                line_break: LineBreak::Lf,
+            };
+            assert!(!takes_lines(lines), "{length}");
         }
     }
 

@@ -10,7 +10,7 @@
 //! refuses to load on a value it cannot follow.
 
 use crate::avx2::{self, Stores};
-use crate::options::EncodeOptions;
+use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::{kernel, simd};
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -120,6 +120,50 @@ pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_le
     match encoder {
         Encoder::Avx2 => avx2::encode_into(piece, opts, output, stores),
         Encoder::Simdutf => simd::encode_into(piece, opts, output),
+    }
+}
+
+/// An encoder that writes wrapped output a line at a time, straight into
+/// the output, breaks included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineEncoder {
+    /// Ours, for MIME's and PEM's lines (`avx2::takes_lines`), either
+    /// break, where it encodes the calls.
+    Avx2,
+    /// simdutf's, for LF breaks and lines of at least 4 characters.
+    Simdutf,
+}
+
+/// The line encoder for these lines, if one takes them.
+pub fn line_encoder(lines: Lines) -> Option<LineEncoder> {
+    if active().calls == Encoder::Avx2 && avx2::takes_lines(lines) {
+        Some(LineEncoder::Avx2)
+    } else if lines.line_break == LineBreak::Lf && lines.length >= 4 {
+        Some(LineEncoder::Simdutf)
+    } else {
+        None
+    }
+}
+
+/// Encodes `input` in `lines` with `encoder`, a break between two lines
+/// and none after the last, at the start of `output`; returns the bytes
+/// written. Panics, rather than overflow, if `output` is shorter than that.
+pub fn encode_lines_into(
+    encoder: LineEncoder,
+    input: &[u8],
+    opts: EncodeOptions,
+    lines: Lines,
+    output: &mut [u8],
+) -> usize {
+    match encoder {
+        LineEncoder::Avx2 => {
+            let text =
+                simd::encoded_len(input.len(), opts.padding).expect("a piece's encoding fits");
+            let breaks = text.saturating_sub(1) / lines.length;
+            let len = text + breaks * lines.line_break.bytes().len();
+            avx2::encode_lines_into(input, opts, lines, &mut output[..len])
+        }
+        LineEncoder::Simdutf => simd::encode_lines_into(input, opts, lines.length, output),
     }
 }
 

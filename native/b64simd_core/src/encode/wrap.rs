@@ -1,23 +1,24 @@
 //! Line-wrapped encode (`line_length`, `line_break`): MIME bodies (76
 //! characters, CRLF, RFC 2045 section 6.8) and PEM (64, LF, RFC 7468).
 //!
-//! A break goes between lines only, never after the last one. simdutf's own
-//! wrapping encoder is the fastest (it places the breaks in SIMD registers),
-//! but it emits LF only and needs lines of at least 4; a job that uses it
-//! slices at whole lines and whole 3-byte groups and writes the LF between
-//! two slices itself. For CRLF and short lines we encode blocks of whole
-//! 3-byte groups into a scratch buffer that stays in L1 and copy them out a
-//! line at a time, breaks in between; the only state between two blocks is
-//! the column. Either way any slicing gives the one-shot output byte for
-//! byte.
+//! A break goes between lines only, never after the last one. A line
+//! encoder writes the lines straight into the output (`encoder::
+//! line_encoder`: our AVX2 encoder, CRLF or LF, for lines of a multiple of 4
+//! characters where it encodes the calls; else simdutf's, which places LF
+//! breaks in SIMD registers); a job that uses one slices at whole lines and
+//! whole 3-byte groups and writes the break between two slices itself.
+//! Otherwise we encode blocks of whole 3-byte groups into a scratch buffer
+//! that stays in L1 and copy them out a line at a time, breaks in between;
+//! the only state between two blocks is the column. Either way any slicing
+//! gives the one-shot output byte for byte.
 
 use super::step_len;
 use crate::budget::Work;
-use crate::encoder::encode_into;
+use crate::encoder::{self, encode_into, LineEncoder};
 use crate::job::{Cost, Job, Step};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
-use crate::simd::{encode_lines_into, encoded_len};
+use crate::simd::encoded_len;
 
 /// Length of the wrapped encoding of `len` bytes, or `None` if it overflows
 /// (or `length` is 0).
@@ -40,10 +41,10 @@ pub fn wrapped_len_after(len: usize, padding: bool, lines: Lines, column: usize)
 }
 
 /// How many times longer than plain encode wrapping takes, at most, with
-/// simdutf's LF encoder and with blocks and copies: a
-/// step gets this share of plain encode's budget.
+/// a line encoder and with blocks and copies: a step gets this share of
+/// plain encode's budget.
 fn weight(lines: Lines) -> usize {
-    if simdutf_unit(lines).is_some() {
+    if whole_lines(lines).is_some() {
         2
     } else {
         4
@@ -63,20 +64,18 @@ pub struct WrapJob {
     in_pos: usize,
     out_pos: usize,
     column: usize,
-    /// `Some(input bytes per unit of whole lines)` when simdutf's wrapping
-    /// encoder does the work.
-    simdutf_unit: Option<usize>,
+    /// The line encoder that does the work, and the input bytes in a unit
+    /// of whole lines, when one does.
+    whole_lines: Option<(LineEncoder, usize)>,
 }
 
-/// simdutf's wrapping encoder is used for LF breaks and lines of at least 4,
-/// as long as a unit of whole lines and whole 3-byte groups stays small
-/// enough for a slice (lines of odd length need 4 lines per unit).
-const MAX_SIMDUTF_UNIT: usize = 64 * 1024;
+/// A line encoder is used as long as a unit of whole lines and whole
+/// 3-byte groups stays small enough for a slice (lines of odd length need 4
+/// lines per unit).
+const MAX_UNIT: usize = 64 * 1024;
 
-fn simdutf_unit(lines: Lines) -> Option<usize> {
-    if lines.line_break != LineBreak::Lf || lines.length < 4 {
-        return None;
-    }
+fn whole_lines(lines: Lines) -> Option<(LineEncoder, usize)> {
+    let encoder = encoder::line_encoder(lines)?;
     // Characters in the least common multiple of the line length and 4,
     // as input bytes.
     let chars_per_unit = match lines.length % 4 {
@@ -84,7 +83,7 @@ fn simdutf_unit(lines: Lines) -> Option<usize> {
         2 => lines.length.checked_mul(2)?,
         _ => lines.length.checked_mul(4)?,
     };
-    Some(chars_per_unit / 4 * 3).filter(|&unit| unit <= MAX_SIMDUTF_UNIT)
+    Some((encoder, chars_per_unit / 4 * 3)).filter(|&(_, unit)| unit <= MAX_UNIT)
 }
 
 impl WrapJob {
@@ -95,20 +94,20 @@ impl WrapJob {
             in_pos: 0,
             out_pos: 0,
             column: 0,
-            simdutf_unit: simdutf_unit(lines),
+            whole_lines: whole_lines(lines),
         }
     }
 
     /// A job whose output continues a wrapped text (the stream's last
     /// piece) whose last line holds `column` characters, at most a line: the
-    /// break before its first character, if one is due, comes first. simdutf's
+    /// break before its first character, if one is due, comes first. A line
     /// encoder starts only on a line (after its break), so mid-line the job
     /// copies blocks.
     pub fn after(opts: EncodeOptions, lines: Lines, column: usize) -> WrapJob {
         let mut job = WrapJob::new(opts, lines);
         job.column = column;
         if column != 0 && column != lines.length {
-            job.simdutf_unit = None;
+            job.whole_lines = None;
         }
         job
     }
@@ -126,7 +125,7 @@ impl WrapJob {
     ) -> WrapJob {
         let mut job = WrapJob::after(opts, lines, column);
         // The group leaves the line part-filled.
-        job.simdutf_unit = None;
+        job.whole_lines = None;
         job.encode_blocks(group, output);
         job.in_pos = data_pos;
         job
@@ -135,19 +134,20 @@ impl WrapJob {
     /// `piece` is whole units, or the end of the input: its wrapped encoding
     /// is whole lines but for the last, and an LF separates it from the
     /// previous piece's.
-    fn encode_lines(&mut self, piece: &[u8], output: &mut [u8]) {
+    fn encode_lines(&mut self, encoder: LineEncoder, piece: &[u8], output: &mut [u8]) {
         if piece.is_empty() {
             return;
         }
         // A break between two steps, or before the first when the text this
         // continues ends with a full line (`after`).
         if self.out_pos > 0 || self.column == self.lines.length {
-            output[self.out_pos] = b'\n';
-            self.out_pos += 1;
+            let line_break = self.lines.line_break.bytes();
+            output[self.out_pos..self.out_pos + line_break.len()].copy_from_slice(line_break);
+            self.out_pos += line_break.len();
             self.column = 0;
         }
         let rest = &mut output[self.out_pos..];
-        self.out_pos += encode_lines_into(piece, self.opts, self.lines.length, rest);
+        self.out_pos += encoder::encode_lines_into(encoder, piece, self.opts, self.lines, rest);
     }
 
     /// `piece` is whole 3-byte groups, or the end of the input.
@@ -195,15 +195,17 @@ impl WrapJob {
 impl Job for WrapJob {
     /// Encodes a slice's worth of input, `max_input` being plain encode's
     /// (whole lines and 3-byte groups unless it is the end). `output` is the
-    /// whole output, exactly `wrapped_len` bytes.
+    /// whole output, exactly `wrapped_len` bytes. Inlined into the call,
+    /// as plain encode's.
+    #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let max_input = max_input / weight(self.lines);
-        let unit = self.simdutf_unit.unwrap_or(3);
+        let unit = self.whole_lines.map_or(3, |(_, unit)| unit);
         let take = step_len(input.len() - self.in_pos, max_input, unit);
-        if self.simdutf_unit.is_some() {
-            self.encode_lines(&input[self.in_pos..self.in_pos + take], output);
-        } else {
-            self.encode_blocks(&input[self.in_pos..self.in_pos + take], output);
+        let piece = &input[self.in_pos..self.in_pos + take];
+        match self.whole_lines {
+            Some((encoder, _)) => self.encode_lines(encoder, piece, output),
+            None => self.encode_blocks(piece, output),
         }
         self.in_pos += take;
         if self.in_pos == input.len() {
