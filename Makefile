@@ -2,7 +2,7 @@
 
 # Development builds the NIF from the sources at hand, never a prebuilt one.
 export B64SIMD_BUILD ?= source
-.PHONY: all test test-otp test-arm64 test-package artifacts release bench bench-otp latency fuzz sanitize soak clean
+.PHONY: all test test-otp test-arm64 test-package artifacts release bench bench-otp kernels latency fuzz sanitize soak clean
 
 all:
 	sh scripts/ensure_deps.sh
@@ -43,6 +43,9 @@ latency:
 
 bench-otp:
 	sh scripts/bench_platforms.sh
+
+kernels:
+	sh scripts/bench_kernels.sh
 
 clean:
 	rebar3 clean

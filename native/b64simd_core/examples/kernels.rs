@@ -4,7 +4,10 @@
 //! (its `priv/b64veryfast.so`, opened at run time, none of its code here).
 //!
 //!   cargo run --release -p b64simd_core --example kernels -- [B64VERYFAST_SO]
+//!   cargo run --release -p b64simd_core --example kernels -- kernels
 //!
+//! (the second prints the simdutf kernels this CPU runs; `make kernels`
+//! runs the first once per kernel).
 //! Each figure is the median of 7 runs of at least 20 ms, the series of a
 //! size taken in turn, in MiB/s of the unencoded bytes. Three buffer
 //! regimes: `warm` (the same input and output every call: in cache up to
@@ -180,6 +183,10 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 fn main() {
     let aklomp_library = std::env::args().nth(1);
+    if aklomp_library.as_deref() == Some("kernels") {
+        println!("{}", kernel::supported().join(" "));
+        return;
+    }
     let simdutf_kernel = kernel::active().expect("a usable simdutf kernel");
     println!("simdutf kernel {simdutf_kernel}; MiB/s of unencoded bytes, median of {RUNS} runs");
     let opts = EncodeOptions::DEFAULT;
