@@ -5,7 +5,8 @@
 //! there: `bench/README.md`, "Kernels").
 //!
 //! `B64SIMD_ENCODER` chooses instead: `simdutf` for simdutf's alone on
-//! every CPU, `avx2` for ours on any CPU with AVX2. Like
+//! every CPU, `avx2` for ours on any CPU with AVX2 (`auto`, or empty, for
+//! the default). Like
 //! `SIMDUTF_FORCE_IMPLEMENTATION`, it is read once per process; the NIF
 //! refuses to load on a value it cannot follow.
 
@@ -55,10 +56,11 @@ pub fn chosen() -> Result<Encoders, String> {
 
 fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Encoders, String> {
     let (ours, simdutf) = (Encoder::Avx2, Encoder::Simdutf);
+    let forced = forced.filter(|name| !name.is_empty() && *name != "auto");
     let (calls, big_calls) = match forced {
-        None | Some("auto") if avx2 && kernel == Some("haswell") => (ours, ours),
-        None | Some("auto") if avx2 => (simdutf, ours),
-        None | Some("auto") | Some("simdutf") => (simdutf, simdutf),
+        None if avx2 && kernel == Some("haswell") => (ours, ours),
+        None if avx2 => (simdutf, ours),
+        None | Some("simdutf") => (simdutf, simdutf),
         Some("avx2") if avx2 => (ours, ours),
         Some("avx2") => {
             return Err(format!(
