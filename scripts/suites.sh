@@ -1,6 +1,9 @@
 #!/bin/sh
 # The Erlang and Elixir suites, once per simdutf kernel, each in a fresh VM
-# with SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process):
+# with SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process),
+# and EUnit + PropEr once more on haswell with B64SIMD_ENCODER=simdutf: there
+# b64simd encodes with its own AVX2 encoder unless told otherwise, and
+# simdutf's must stay tested too:
 #
 #   sh scripts/suites.sh [KERNEL...]     (default: every kernel this CPU runs)
 #
@@ -25,6 +28,15 @@ for kernel in $kernels; do
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel MIX_BUILD_ROOT=_build/mix mix test ||
         failed="$failed exunit:$kernel"
 done
+
+case " $kernels " in
+    *" haswell "*)
+        echo "=== EUnit + PropEr, OTP $otp, kernel haswell, B64SIMD_ENCODER=simdutf"
+        SIMDUTF_FORCE_IMPLEMENTATION=haswell B64SIMD_ENCODER=simdutf rebar3 eunit ||
+            failed="$failed eunit:haswell:simdutf"
+        ;;
+    *) echo "b64simd: no haswell kernel here (no AVX2): b64simd's AVX2 encoder is not run" ;;
+esac
 
 if [ -n "$failed" ]; then
     echo "b64simd: suites FAILED on OTP $otp ($(uname -m)):$failed"
