@@ -16,6 +16,8 @@
 -define(ROUNDS, 9).
 -define(COUNT, 10_000).
 -define(SEED, {18, 10_000, 512}).
+%% b64simd's speed over b64veryfast's that encode and decode each aim at.
+-define(TARGET, 1.1).
 
 -spec main() -> no_return().
 main() ->
@@ -51,13 +53,15 @@ main() ->
 
 %% The workload target: b64simd never slower than b64veryfast.
 print_target(Op, _Ours, undefined) ->
-    io:format("  target: ~s >= 1.00x b64veryfast: not measured (no B64VERYFAST_EBIN)~n", [Op]);
+    io:format("  target: ~s >= ~.2fx b64veryfast: not measured (no B64VERYFAST_EBIN)~n",
+              [Op, ?TARGET]);
 print_target(Op, Ours, Theirs) ->
-    Verdict = case Theirs / Ours >= 1.0 of
+    Verdict = case Theirs / Ours >= ?TARGET of
                   true -> "MET";
                   false -> "MISSED"
               end,
-    io:format("  target: ~s >= 1.00x b64veryfast: ~s (~.2fx)~n", [Op, Verdict, Theirs / Ours]).
+    io:format("  target: ~s >= ~.2fx b64veryfast: ~s (~.2fx)~n",
+              [Op, ?TARGET, Verdict, Theirs / Ours]).
 
 peer() ->
     case os:getenv("B64VERYFAST_EBIN") of
