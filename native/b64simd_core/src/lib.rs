@@ -8,7 +8,9 @@
 //!   time budget and the reductions a call is charged, per-thread scratch
 //!   memory, and the `Job` every call is;
 //! - `simd`: every simdutf call, with its length contract and the guard of
-//!   a known simdutf defect; `kernel`: which simdutf kernel runs;
+//!   a known simdutf defect; `avx2`: our own Base64 encoder for x86-64 with
+//!   AVX2; `kernel`: which simdutf kernel runs; `encoder`: which Base64
+//!   encoder runs;
 //! - `rules`: OTP's rules where simdutf's differ; `scalar`: the scalar
 //!   decoder, the definition of every verdict, reason and offset;
 //! - `encode`, `decode`: the jobs, plain and wrapped encode, the one decode
