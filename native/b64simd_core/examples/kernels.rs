@@ -176,6 +176,25 @@ fn run(call: &Kernel, input: &[u8], out_len: usize, regime: Regime, sink: &mut u
     }
 }
 
+/// One of aklomp's calls with these flags, as a kernel of this harness.
+fn aklomp_kernel<'a>(call: AklompCall, flags: c_int) -> Kernel<'a> {
+    // SAFETY: aklomp writes at most 4/3 of the input rounded up to 4
+    // (encode) or 3/4 of it (decode), which `out` holds (sized by
+    // `encoded_len`, or the input's length); it writes the length into
+    // `written`.
+    Box::new(move |input, out: &mut [u8]| unsafe {
+        let mut written = 0;
+        call(
+            input.as_ptr(),
+            input.len(),
+            out.as_mut_ptr(),
+            &mut written,
+            flags,
+        );
+        written
+    })
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
     xs[xs.len() / 2]
@@ -214,40 +233,8 @@ fn main() {
             ("aklomp auto", AKLOMP_AUTO),
         ] {
             let aklomp = open_aklomp(library, &name.replace(' ', "-"));
-            let encode = aklomp.encode;
-            let decode = aklomp.decode;
-            // SAFETY: aklomp writes at most 4/3 of the input rounded up to
-            // 4 (encode) or 3/4 of it (decode), which `out` holds (sized by
-            // `encoded_len`, or the input's length); it writes the length
-            // into `written`.
-            encoders.push((
-                name.into(),
-                Box::new(move |input, out: &mut [u8]| unsafe {
-                    let mut written = 0;
-                    encode(
-                        input.as_ptr(),
-                        input.len(),
-                        out.as_mut_ptr(),
-                        &mut written,
-                        flags,
-                    );
-                    written
-                }),
-            ));
-            decoders.push((
-                name.into(),
-                Box::new(move |input, out: &mut [u8]| unsafe {
-                    let mut written = 0;
-                    decode(
-                        input.as_ptr(),
-                        input.len(),
-                        out.as_mut_ptr(),
-                        &mut written,
-                        flags,
-                    );
-                    written
-                }),
-            ));
+            encoders.push((name.into(), aklomp_kernel(aklomp.encode, flags)));
+            decoders.push((name.into(), aklomp_kernel(aklomp.decode, flags)));
         }
     }
     let mut sink = 0u64;

@@ -10,7 +10,19 @@ use crate::options::{Alphabet, DecodeOptions, EncodeOptions, Lines};
 use crate::scalar;
 use crate::simd::{encoded_len, maximal_decoded_len};
 
-/// `plain` encoded (simdutf, held to RFC 4648's vectors in `simd`).
+/// RFC 4648 section 10's test vectors: data and its standard encoding.
+pub const RFC4648_VECTORS: [(&[u8], &[u8]); 7] = [
+    (b"", b""),
+    (b"f", b"Zg=="),
+    (b"fo", b"Zm8="),
+    (b"foo", b"Zm9v"),
+    (b"foob", b"Zm9vYg=="),
+    (b"fooba", b"Zm9vYmE="),
+    (b"foobar", b"Zm9vYmFy"),
+];
+
+/// `plain` encoded (the active encoder, held to RFC 4648's vectors in
+/// `simd` and `avx2`).
 pub fn encode_to_vec(plain: &[u8], opts: EncodeOptions) -> Vec<u8> {
     let mut out = vec![0u8; encoded_len(plain.len(), opts.padding).unwrap()];
     assert_eq!(encode_into(plain, opts, &mut out, plain.len()), out.len());
