@@ -21,7 +21,8 @@
 # of ./checksums.txt and the tarball to its sha256 there. Anything that goes
 # wrong (no entry for this target, no network, a checksum mismatch) falls
 # back to building from source, and says why; a file whose checksum does not
-# match is deleted, never installed.
+# match is deleted, never installed. While cargo builds, its own lines and
+# one of ours every 10 s say so; the last line says what was installed where.
 #
 # B64SIMD_BUILD=source builds from source with cargo (cargo's own change
 # tracking makes a second call nearly free); `make test`, `make bench` and
@@ -171,7 +172,21 @@ source_build_is_current() {
         [ -z "$(cd "$root" && find $(nif_source_paths) -newer "$lib" | head -n 1)" ]
 }
 
+# tick: a line every 10 s until this script ends, so that cargo's long
+# silent steps (simdutf's C++) never look like a hang. Run in the background;
+# sleep holds no copy of the output, which the build tool waits to close.
+tick() {
+    while sleep 10 </dev/null >/dev/null 2>&1 && kill -0 "$$" 2>/dev/null; do
+        say "cargo is still building ($(($(date +%s) - started)) s)"
+    done
+}
+
 build_from_source() {
+    # The library cargo makes, named as the platform names them.
+    case $(uname -s) in
+        Darwin) built=libb64simd_nif.dylib ;;
+        *) built=libb64simd_nif.so ;;
+    esac
     # The Rust the crates declare they need (rust-version in native/Cargo.toml).
     rust_needed=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$native/Cargo.toml")
     command -v cargo >/dev/null 2>&1 || {
@@ -189,15 +204,28 @@ build_from_source() {
             "update it (rustup update stable)" >&2
         exit 1
     }
-    # Say it before cargo's silent half minute, only when there is work to do.
-    source_build_is_current || say "building from source ($why) with cargo, Rust $rust_have" \
-        "(needs $rust_needed or later)"
-    # shellcheck disable=SC2086 # features: empty or two words
-    CARGO_TARGET_DIR="$target_dir" cargo build --release --locked --quiet $features \
-        --manifest-path "$crate/Cargo.toml"
-    built="$target_dir/release/libb64simd_nif.so"
-    [ -f "$built" ] || built="$target_dir/release/libb64simd_nif.dylib"
-    install_lib "$built"
+    # cargo_build [FLAG]: cargo's release build of the NIF.
+    cargo_build() {
+        # shellcheck disable=SC2086 # features: empty or two words
+        CARGO_TARGET_DIR="$target_dir" cargo build --release --locked "$@" $features \
+            --manifest-path "$crate/Cargo.toml"
+    }
+    if source_build_is_current; then
+        # The files say nothing changed; cargo checks the rest, quietly.
+        cargo_build --quiet
+        install_lib "$target_dir/release/$built"
+    else
+        say "building from source ($why) with cargo, Rust $rust_have (needs $rust_needed or later)"
+        started=$(date +%s)
+        tick &
+        ticker=$!
+        trap 'kill "$ticker" 2>/dev/null || true' EXIT
+        cargo_build
+        kill "$ticker"
+        trap - EXIT
+        install_lib "$target_dir/release/$built"
+        say "built $lib from source in $(($(date +%s) - started)) s"
+    fi
     [ -n "$features" ] || rm -f "$root/priv/.prebuilt"
 }
 
