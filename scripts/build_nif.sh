@@ -185,6 +185,11 @@ build_from_source() {
     # The library cargo makes, named as the platform names them.
     case $(uname -s) in
         Darwin) built=libb64simd_nif.dylib ;;
+        MINGW* | MSYS* | CYGWIN*)
+            say "building on Windows ($(uname -s)) is not supported: build in WSL 2," \
+                "which is Linux" >&2
+            exit 1
+            ;;
         *) built=libb64simd_nif.so ;;
     esac
     # The Rust the crates declare they need (rust-version in native/Cargo.toml).
