@@ -46,6 +46,9 @@ defmodule Mix.Tasks.Compile.B64simdNif do
   @impl true
   def run(_args) do
     script = Path.join(__DIR__, "scripts/build_nif.sh")
+    # The script writes straight to stdout: the `==> b64simd` header of a
+    # dependency's output goes first.
+    Mix.shell().print_app()
 
     case System.cmd("sh", [script], into: IO.stream(:stdio, :line), stderr_to_stdout: true) do
       {_, 0} ->

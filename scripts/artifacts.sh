@@ -9,11 +9,13 @@
 #
 #   libb64simd_nif-v<version>-nif-<NIF API version>-<target>.so.tar.gz
 #
-# and OUT/checksums.txt (sha256). The builds are reproducible: paths are
-# remapped out of the binaries and the tarballs carry no dates or owners, so
-# the same sources and toolchain give the same bytes. A release commits
-# OUT/checksums.txt as ./checksums.txt (the package ships it; the build
-# verifies every download against it) and uploads the tarballs.
+# and OUT/checksums.txt: their sha256, the toolchain, and the sha256 of the
+# NIF's sources (`sh scripts/build_nif.sh sources`). The builds are
+# reproducible: paths are remapped out of the binaries and the tarballs carry
+# no dates or owners, so the same sources and toolchain give the same bytes.
+# A release commits OUT/checksums.txt as ./checksums.txt (the package ships
+# it; the build uses a prebuilt NIF only for those sources, and verifies
+# every download against it) and uploads the tarballs.
 #
 # They are built on Debian bookworm, the oldest Debian we support: the
 # glibc version they need is printed, and is at most bookworm's 2.36.
@@ -56,6 +58,7 @@ mkdir -p "$out"
 # The toolchain, recorded: the same sources give the same bytes with it.
 echo "# toolchain: $(rustc --version | cut -d' ' -f1-2); $(c++ --version | head -n 1);" \
     "$(aarch64-linux-gnu-g++ --version | head -n 1)" >"$out/checksums.txt.tmp"
+echo "# sources: $(sh scripts/build_nif.sh sources)" >>"$out/checksums.txt.tmp"
 for target in x86_64-unknown-linux-gnu "$aarch64"; do
     name=$(sh scripts/build_nif.sh name "$target")
     if [ "$hooks" = hooks ]; then
