@@ -6,7 +6,7 @@
 %% argument. No code reads these sentences back.
 -module(b64simd_messages).
 
--export([reason/2, arguments/2, error_map/4]).
+-export([reason/2, load_error/1, arguments/2, error_map/4]).
 
 -export_type([context/0]).
 
@@ -70,7 +70,7 @@ reason({non_canonical, Offset}, Context) ->
 reason(badarg, _Context) ->
     "bad argument: not iodata, or bad options";
 reason(Reason, _Context) ->
-    io_lib:format("~tp", [Reason]).
+    load_error(Reason).
 
 at(Offset, #{stream := true}) -> io_lib:format("byte ~b of the stream", [Offset]);
 at(Offset, _Context) -> io_lib:format("byte ~b", [Offset]).
@@ -163,6 +163,62 @@ show_byte(Byte) when Byte >= 16#21, Byte =< 16#7E ->
     io_lib:format("0x~2.16.0B ('~c') ", [Byte, Byte]);
 show_byte(Byte) ->
     io_lib:format("0x~2.16.0B ", [Byte]).
+
+%%====================================================================
+%% Load failures
+%%====================================================================
+
+%% @doc Why the NIF library did not load (`b64simd:load_error()'), and what
+%% fixes it; any other term as it is written.
+-spec load_error(term()) -> unicode:chardata().
+load_error({forced_kernel_unsupported, Kernel, Supported}) ->
+    io_lib:format("SIMDUTF_FORCE_IMPLEMENTATION=~s forces simdutf's ~s kernel, whose "
+                  "instructions this CPU lacks (it can run ~s): unset "
+                  "SIMDUTF_FORCE_IMPLEMENTATION to let simdutf choose, or set it to one of "
+                  "those", [Kernel, Kernel, names(Supported)]);
+load_error({unknown_kernel, Name, Known}) ->
+    io_lib:format("SIMDUTF_FORCE_IMPLEMENTATION=\"~ts\" names no simdutf kernel of this build "
+                  "(known: ~s): unset SIMDUTF_FORCE_IMPLEMENTATION to let simdutf choose, or "
+                  "set it to one of those", [Name, names(Known)]);
+load_error({forced_encoder_unsupported, Encoder}) ->
+    io_lib:format("B64SIMD_ENCODER=~s forces b64simd's ~s Base64 encoder, whose instructions "
+                  "this CPU lacks: unset B64SIMD_ENCODER to let b64simd choose",
+                  [Encoder, Encoder]);
+load_error({unknown_encoder, Name, Known}) ->
+    io_lib:format("B64SIMD_ENCODER=\"~ts\" names no Base64 encoder (known: ~s): unset "
+                  "B64SIMD_ENCODER to let b64simd choose, or set it to one of those",
+                  [Name, names(Known)]);
+load_error({library_missing, File}) ->
+    io_lib:format("the NIF library ~ts is missing: build b64simd again (B64SIMD_BUILD=source "
+                  "builds the library from source with cargo)", [File]);
+load_error({built_for_another_otp, File, Detail}) ->
+    io_lib:format("the NIF library ~ts was built for another Erlang/OTP (~ts): build it "
+                  "again for this one with B64SIMD_BUILD=source", [File, Detail]);
+load_error({built_for_another_architecture, File, Detail}) ->
+    io_lib:format("the NIF library ~ts was built for another CPU architecture or operating "
+                  "system (~ts): build it again on this machine with B64SIMD_BUILD=source",
+                  [File, Detail]);
+load_error({glibc_too_old, File, Needed}) ->
+    io_lib:format("the NIF library ~ts needs ~ts, which this system's C library is older "
+                  "than: build it again on this system with B64SIMD_BUILD=source, or run "
+                  "on a newer system", [File, Needed]);
+load_error({load_failed, File, Detail}) ->
+    io_lib:format("the NIF library ~ts did not load (~ts): build it again with "
+                  "B64SIMD_BUILD=source", [File, Detail]);
+load_error({reload_refused, File, Detail}) ->
+    io_lib:format("a new version of the module b64simd_nif cannot load the NIF library ~ts "
+                  "while the old one holds it (~ts): the old code goes on running; delete and "
+                  "purge b64simd_nif (code:delete/1, code:purge/1) before loading it again",
+                  [File, Detail]);
+load_error(unknown) ->
+    "the NIF library is not loaded, and this module instance recorded no reason (its code "
+    "was replaced since): call the module's current code, or restart the VM";
+load_error(Term) ->
+    io_lib:format("~tp", [Term]).
+
+%% Names, as a list in a sentence.
+names(Names) ->
+    lists:join(", ", Names).
 
 %%====================================================================
 %% Arguments
