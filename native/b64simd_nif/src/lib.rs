@@ -94,13 +94,19 @@ fn refusal(env: Env) -> Option<Term> {
     }
     encoder::chosen().err()?;
     // `chosen` refuses a known encoder only for want of the CPU's
-    // instructions, and any name it does not know.
+    // instructions, and any name it does not know; `auto` names the
+    // default choice, no encoder of its own.
     let forced = std::env::var(encoder::FORCE_VARIABLE).unwrap_or_default();
     let known = [Encoder::Avx2, Encoder::Simdutf].map(Encoder::name);
     Some(if known.contains(&forced.as_str()) {
         (atoms::forced_encoder_unsupported(), forced).encode(env)
     } else {
-        (atoms::unknown_encoder(), forced, vec!["auto", known[0], known[1]]).encode(env)
+        (
+            atoms::unknown_encoder(),
+            forced,
+            vec!["auto", known[0], known[1]],
+        )
+            .encode(env)
     })
 }
 
