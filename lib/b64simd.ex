@@ -263,7 +263,7 @@ defmodule B64Simd do
 
     case :b64simd_hex.try_decode_hex(string, letters) do
       {:ok, data} -> data
-      {:error, reason} -> raise_decode_error(string, reason, :base16, %{case: letters})
+      {:error, reason} -> raise_decode_error(string, reason, :base16, %{letter_case: letters})
     end
   end
 
@@ -574,22 +574,22 @@ defmodule B64Simd do
 
   defp decode_options(mode, opts), do: parse_options(:decode, mode, opts)
 
-  # Base16's case, as b64simd_hex's word for it; the lists calls pass most
-  # are matched first, as above.
+  # Base16's case, in b64simd_hex's words, which are Base's; the lists
+  # calls pass most are matched first, as above.
   @compile {:inline, hex_case: 2, base32_options: 3}
-  defp hex_case(_kind, []), do: :uppercase
-  defp hex_case(:encode16, [{:case, lower}]) when lower === :lower, do: :lowercase
+  defp hex_case(_kind, []), do: :upper
+  defp hex_case(:encode16, [{:case, lower}]) when lower === :lower, do: :lower
   defp hex_case(:decode16, [{:case, mixed}]) when mixed === :mixed, do: :mixed
-  defp hex_case(:decode16, [{:case, lower}]) when lower === :lower, do: :lowercase
-  defp hex_case(kind, opts), do: parse_options(kind, :uppercase, opts).case
+  defp hex_case(:decode16, [{:case, lower}]) when lower === :lower, do: :lower
+  defp hex_case(kind, opts), do: parse_options(kind, :upper, opts).letter_case
 
   defp base32_options(_kind, :standard, []),
-    do: %{alphabet: :standard, case: :upper, padding: true}
+    do: %{alphabet: :standard, letter_case: :upper, padding: true}
 
-  defp base32_options(_kind, :hex, []), do: %{alphabet: :hex, case: :upper, padding: true}
+  defp base32_options(_kind, :hex, []), do: %{alphabet: :hex, letter_case: :upper, padding: true}
 
   defp base32_options(_kind, :standard, [{:padding, off}]) when off === false,
-    do: %{alphabet: :standard, case: :upper, padding: false}
+    do: %{alphabet: :standard, letter_case: :upper, padding: false}
 
   defp base32_options(kind, alphabet, opts), do: parse_options(kind, alphabet, opts)
 
@@ -598,10 +598,17 @@ defmodule B64Simd do
   defp parse_options(kind, mode, opts) when is_list(opts) do
     start =
       case kind do
-        :encode -> %{mode: mode, padding: true}
-        :decode -> %{mode: mode, padding: true, whitespace: :reject}
-        kind when kind in [:encode16, :decode16] -> %{case: mode}
-        kind when kind in [:encode32, :decode32] -> %{alphabet: mode, case: :upper, padding: true}
+        :encode ->
+          %{mode: mode, padding: true}
+
+        :decode ->
+          %{mode: mode, padding: true, whitespace: :reject}
+
+        kind when kind in [:encode16, :decode16] ->
+          %{letter_case: mode}
+
+        kind when kind in [:encode32, :decode32] ->
+          %{alphabet: mode, letter_case: :upper, padding: true}
       end
 
     opts
@@ -622,12 +629,8 @@ defmodule B64Simd do
 
   defp option(kind, :case, letters)
        when (kind in [:encode16, :encode32] and letters in [:upper, :lower]) or
-              (kind in [:decode16, :decode32] and letters in [:upper, :lower, :mixed]) do
-    case kind do
-      kind when kind in [:encode16, :decode16] -> %{case: hex_word(letters)}
-      _ -> %{case: letters}
-    end
-  end
+              (kind in [:decode16, :decode32] and letters in [:upper, :lower, :mixed]),
+       do: %{letter_case: letters}
 
   defp option(:encode, :line_length, length) when is_integer(length) and length > 0,
     do: %{line_length: length}
@@ -651,10 +654,6 @@ defmodule B64Simd do
         raise ArgumentError, "unknown option #{inspect(key)}; the options are #{known}"
     end
   end
-
-  defp hex_word(:upper), do: :uppercase
-  defp hex_word(:lower), do: :lowercase
-  defp hex_word(:mixed), do: :mixed
 
   defp expected(:encode16), do: [case: ":upper or :lower"]
   defp expected(:decode16), do: [case: ":upper, :lower or :mixed"]

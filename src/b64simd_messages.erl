@@ -123,7 +123,7 @@ base32_hint(Byte, Context) when Byte >= $a, Byte =< $z; Byte >= $A, Byte =< $Z -
             end,
     case {Other, Context} of
         {true, #{dialect := elixir}} -> "; use case: :mixed to accept both cases";
-        {true, _} -> "; use 'case' => mixed to accept both cases";
+        {true, _} -> "; use letter_case => mixed to accept both cases";
         {false, _} -> base32_alphabet_hint(Byte, Context)
     end;
 base32_hint(Byte, Context) ->
@@ -150,7 +150,7 @@ letter_case(Context) ->
                   #{encoding := base32} -> upper;
                   _ -> mixed
               end,
-    case maps:get('case', maps:get(options, Context, #{}), Default) of
+    case maps:get(letter_case, maps:get(options, Context, #{}), Default) of
         uppercase -> upper;
         lowercase -> lower;
         Case -> Case
@@ -237,7 +237,7 @@ error_map(Reason, [{_M, _Function, [_Data | Rest], Info} | _], _KindOf, Context)
     Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
     Options = case Rest of
                   [Map] when is_map(Map) -> Map;
-                  [Case] -> #{'case' => Case};
+                  [Case] -> #{letter_case => Case};
                   [] -> #{}
               end,
     #{1 => reason(Reason, Context#{byte => maps:get(byte, Cause, undefined),
@@ -262,10 +262,10 @@ arguments(_Kind, []) ->
 bad_options(_Kind, []) ->
     none;
 bad_options(Kind, [Case]) when Kind =:= hex_encode; Kind =:= hex_decode ->
-    case b64simd_options:bits(Kind, 'case', Case) of
+    case b64simd_options:bits(Kind, letter_case, Case) of
         badarg ->
-            Cases = maps:keys(maps:get('case', b64simd_options:table(Kind))),
-            io_lib:format("bad case ~tp; expected one of ~tp", [Case, lists:sort(Cases)]);
+            Cases = maps:keys(maps:get(letter_case, b64simd_options:table(Kind))),
+            io_lib:format("bad letter case ~tp; expected one of ~tp", [Case, lists:sort(Cases)]);
         _ ->
             none
     end;
@@ -273,7 +273,7 @@ bad_options(_Kind, [Options]) when not is_map(Options) ->
     io_lib:format("options must be a map, not ~tp", [Options]);
 bad_options(Kind, [Options]) ->
     Table = b64simd_options:table(Kind),
-    Problems = [bad_option(Key, Value, maps:find(Key, Table))
+    Problems = [bad_option(Key, Value, maps:find(Key, Table), Table)
                 || {Key, Value} <- lists:sort(maps:to_list(Options)),
                    b64simd_options:flags(Kind, #{Key => Value}) =:= badarg],
     case Problems of
@@ -281,11 +281,15 @@ bad_options(Kind, [Options]) ->
         _ -> lists:join("; ", Problems)
     end.
 
-bad_option(Key, _Value, error) ->
+%% The key `case' of earlier versions of Base32 is named `letter_case' now.
+bad_option('case', _Value, error, #{letter_case := _}) ->
+    "unknown option 'case'; the letter case is the option letter_case now (case is a "
+    "reserved word in Erlang)";
+bad_option(Key, _Value, error, _Table) ->
     io_lib:format("unknown option ~tp", [Key]);
-bad_option(Key, Value, {ok, {pos_integer, _Shift}}) ->
+bad_option(Key, Value, {ok, {pos_integer, _Shift}}, _Table) ->
     io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
-bad_option(Key, Value, {ok, Values}) ->
+bad_option(Key, Value, {ok, Values}, _Table) ->
     io_lib:format("bad value ~tp for option ~tp; expected one of ~tp",
                   [Value, Key, lists:sort(maps:keys(Values))]).
 

@@ -330,11 +330,11 @@ option_parser_agrees_with_the_nif_test_() ->
              decode => [{mode, [standard, urlsafe, any]}, {padding, [true, false]},
                         {whitespace, [skip, reject]}, {canonical, [false, true]}],
              mime => [{mode, [standard, urlsafe, any]}, {padding, [true, false]}],
-             hex_encode => [{'case', [uppercase, lowercase]}],
-             hex_decode => [{'case', [uppercase, lowercase, mixed]}],
-             base32_encode => [{alphabet, [standard, hex]}, {'case', [upper, lower]},
+             hex_encode => [{letter_case, [upper, lower, uppercase, lowercase]}],
+             hex_decode => [{letter_case, [upper, lower, mixed, uppercase, lowercase]}],
+             base32_encode => [{alphabet, [standard, hex]}, {letter_case, [upper, lower]},
                                {padding, [true, false]}],
-             base32_decode => [{alphabet, [standard, hex]}, {'case', [upper, lower, mixed]},
+             base32_decode => [{alphabet, [standard, hex]}, {letter_case, [upper, lower, mixed]},
                                {padding, [true, false]}]},
     Layout = b64simd_nif:flag_layout(),
     [{atom_to_list(Kind),
@@ -365,13 +365,9 @@ expected_flags(Map, Keys, Layout) ->
                            end
                    end,
             %% Base16's case and Base32's: upper by default.
-            Upper = case maps:find('case', Layout) of
-                        {ok, #{uppercase := _}} -> uppercase;
-                        _ -> upper
-                    end,
             Bits(mode, standard) bor Bits(padding, true) bor Bits(whitespace, skip)
                 bor Bits(canonical, false) bor Bits(line_break, crlf)
-                bor Bits(alphabet, standard) bor Bits('case', Upper)
+                bor Bits(alphabet, standard) bor Bits(letter_case, upper)
                 bor (maps:get(line_length, Map, 0) bsl 8)
     end.
 
