@@ -6,7 +6,7 @@
 %% argument. No code reads these sentences back.
 -module(b64simd_messages).
 
--export([reason/2, load_error/1, arguments/2, error_map/4]).
+-export([reason/2, load_error/1, arguments/2, error_map/4, not_iodata/2]).
 
 -export_type([context/0]).
 
@@ -15,11 +15,13 @@
                      options => map(),
                      encoding => base64 | base16 | base32,
                      dialect => erlang | elixir,
-                     stream => boolean()}.
+                     stream => boolean(),
+                     inspect => fun((term(), list()) -> unicode:chardata())}.
 %% What is known around a reason: the byte at its offset, the kind of call
 %% and its options (for the hint that fixes it), the encoding (default
 %% `base64'), whose words the hint uses (`erlang' options or `elixir'
-%% functions), and whether the offset is into a stream.
+%% functions), whether the offset is into a stream, and how the caller's
+%% language writes a term (default: Erlang's way).
 
 %%====================================================================
 %% Reasons
@@ -252,7 +254,7 @@ error_map(_Reason, _StackTrace, _KindOf, _Context) ->
 %% Case]' for Base16).
 -spec arguments(b64simd_options:kind(), [term()]) -> #{pos_integer() => unicode:chardata()}.
 arguments(Kind, [Data | Rest]) ->
-    Described = #{1 => not_iodata(Data), 2 => bad_options(Kind, Rest)},
+    Described = #{1 => not_iodata(Data, #{}), 2 => bad_options(Kind, Rest)},
     maps:filter(fun(_Position, Text) -> Text =/= none end, Described);
 arguments(_Kind, []) ->
     #{}.
@@ -294,33 +296,48 @@ bad_option(Key, Value, {ok, Values}, _Table) ->
                   [Value, Key, lists:sort(maps:keys(Values))]).
 
 %% @doc Why `Data' is not iodata, naming the first element that is not, by
-%% its position (1-based, one index per level of nesting), or `none'.
--spec not_iodata(term()) -> unicode:chardata() | none.
-not_iodata(Data) when is_binary(Data) ->
+%% its position (0-based, as byte offsets are, one index per level of
+%% nesting), or `none'. Terms are written as the context's dialect writes
+%% them (Erlang's `~tP', or the context's `inspect', Elixir's `inspect/2').
+-spec not_iodata(term(), context()) -> unicode:chardata() | none.
+not_iodata(Data, _Context) when is_binary(Data) ->
     none;
-not_iodata(Data) when is_bitstring(Data) ->
+not_iodata(Data, _Context) when is_bitstring(Data) ->
     "not iodata: a bitstring whose size is not a whole number of bytes";
-not_iodata(Data) when is_list(Data) ->
+not_iodata(Data, Context) when is_list(Data) ->
     case first_bad(Data, []) of
         none -> none;
         {element, Path, Term} ->
-            io_lib:format("not iodata: the element at ~w is ~tP, not a byte (0..255), a "
-                          "binary or a list", [Path, Term, 10]);
+            ["not iodata: the element at ", show_path(Path, Context), " is ", show(Term, Context),
+             ", not a byte (0..255), a binary or a list"];
         {tail, [], Term} ->
-            io_lib:format("not iodata: the list ends in the tail ~tP, not [] or a binary",
-                          [Term, 10]);
+            ["not iodata: the list ends in the tail ", show(Term, Context),
+             ", not [] or a binary"];
         {tail, Path, Term} ->
-            io_lib:format("not iodata: the list at ~w ends in the tail ~tP, not [] or a "
-                          "binary", [Path, Term, 10])
+            ["not iodata: the list at ", show_path(Path, Context), " ends in the tail ",
+             show(Term, Context), ", not [] or a binary"]
     end;
-not_iodata(Data) ->
-    io_lib:format("not iodata: expected a binary or a list of bytes (0..255) and binaries, "
-                  "not ~tP", [Data, 10]).
+not_iodata(Data, Context) ->
+    ["not iodata: expected a binary or a list of bytes (0..255) and binaries, not ",
+     show(Data, Context)].
+
+%% A term as the caller's language writes it (its `inspect', given by
+%% Elixir's caller), cut short as the shell does.
+show(Term, #{inspect := Inspect}) ->
+    Inspect(Term, [{limit, 10}]);
+show(Term, _Context) ->
+    io_lib:format("~tP", [Term, 10]).
+
+%% A list of indexes, never taken for text.
+show_path(Path, #{inspect := Inspect}) ->
+    Inspect(Path, [{charlists, as_lists}]);
+show_path(Path, _Context) ->
+    io_lib:format("~w", [Path]).
 
 %% The first element of a list (at `Path', reversed) that iodata cannot
 %% hold, or an improper tail that is not a binary.
 first_bad(List, Path) ->
-    first_bad(List, 1, Path).
+    first_bad(List, 0, Path).
 
 first_bad([], _Index, _Path) ->
     none;

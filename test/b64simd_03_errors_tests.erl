@@ -175,6 +175,14 @@ both_arguments_described_test() ->
             ?assertMatch(#{1 := _, 2 := _}, b64simd:format_error(badarg, Stack))
     end.
 
+%% A bad element is named by its position counted from 0, as byte offsets
+%% are, one index per level of nesting.
+bad_element_position_test() ->
+    Data = [<<"QQ">>, [$=, foo]],
+    ?assertEqual(foo, lists:nth(1 + 1, lists:nth(1 + 1, Data))),
+    Message = unicode:characters_to_list(caught_message(fun() -> b64simd:decode(Data) end)),
+    ?assertNotEqual(nomatch, string:find(Message, "the element at [1,1] is foo"), Message).
+
 bitstring_message_test() ->
     Message = unicode:characters_to_list(caught_message(fun() -> b64simd:encode(<<1:3>>) end)),
     ?assertNotEqual(nomatch, string:find(Message, "not a whole number of bytes"), Message).
