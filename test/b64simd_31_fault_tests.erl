@@ -1,8 +1,9 @@
 %% Faults: reloading the NIF module, and each cause of a failed load (a
-%% forced simdutf kernel or encoder that cannot be used, a library missing
-%% or built for another machine, OTP or glibc). Each must either work or
-%% fail cleanly with an error that says what is wrong and how to fix it;
-%% none may take the VM down.
+%% forced simdutf kernel or encoder that cannot be used, on a smaller CPU
+%% under qemu-user where this one runs them all; a library missing or built
+%% for another machine, OTP or glibc). Each must either work or fail cleanly
+%% with an error that says what is wrong and how to fix it; none may take
+%% the VM down.
 %%
 %% What reloading does (rustler registers no `upgrade' callback):
 %% - `code:load_file(b64simd_nif)' while the module is loaded: the new
@@ -115,23 +116,38 @@ refused_kernel(Name) ->
     assert_refusal(Reason, Raised, "unset SIMDUTF_FORCE_IMPLEMENTATION").
 
 %% A kernel of this build whose instructions the CPU lacks (icelake on a
-%% CPU without AVX-512). native/b64simd_core's kernel tests hold the
-%% refusal on any CPU, and the message test below its sentence.
+%% CPU without AVX-512): on this CPU if it lacks one, else on an x86-64 CPU
+%% without AVX (qemu-user's Westmere), which lacks icelake's and haswell's.
 kernel_the_cpu_lacks_test_() ->
-    case [atom_to_list(K) || K <- [icelake, haswell, westmere],
-                             not lists:member(atom_to_binary(K),
-                                              b64simd_nif:supported_kernels())] of
-        [] ->
+    Ours = b64simd_nif:supported_kernels(),
+    case {[K || K <- [<<"icelake">>, <<"haswell">>, <<"westmere">>], not lists:member(K, Ours)],
+          smaller_cpu()} of
+        {[Lacked | _], _} ->
+            {timeout, 60, fun() -> lacked_kernel(host, Lacked, Ours) end};
+        {[], {ok, Cpu}} ->
+            [{timeout, 120, {binary_to_list(Lacked), fun() -> lacked_kernel(Cpu, Lacked, none) end}}
+             || Lacked <- [<<"icelake">>, <<"haswell">>]];
+        {[], {skip, Why}} ->
             b64simd_test_env:skip(kernel_the_cpu_lacks,
-                                  "this CPU runs every simdutf kernel of its architecture");
-        [Lacked | _] ->
-            {timeout, 60, fun() ->
-                {Reason, Raised} = run_load([{"SIMDUTF_FORCE_IMPLEMENTATION", Lacked}]),
-                ?assertEqual({forced_kernel_unsupported, list_to_binary(Lacked),
-                              b64simd_nif:supported_kernels()}, Reason),
-                assert_refusal(Reason, Raised, "unset SIMDUTF_FORCE_IMPLEMENTATION")
-            end}
+                                  "this CPU runs every simdutf kernel of its architecture, and "
+                                  ++ Why)
     end.
+
+%% The refusal of `Lacked', and the kernels the CPU can run: `Supported',
+%% or where that CPU's list is not at hand, a part of this one's.
+lacked_kernel(Cpu, Lacked, Supported) ->
+    {Reason, Raised} = run_load(Cpu, [{"SIMDUTF_FORCE_IMPLEMENTATION", binary_to_list(Lacked)}]),
+    ?assertMatch({forced_kernel_unsupported, Lacked, _}, Reason, Raised),
+    {_, _, Runs} = Reason,
+    case Supported of
+        none ->
+            ?assertNot(lists:member(Lacked, Runs)),
+            ?assertEqual([], Runs -- b64simd_nif:supported_kernels()),
+            ?assertEqual(lists:last(b64simd_nif:supported_kernels()), lists:last(Runs));
+        _ ->
+            ?assertEqual(Supported, Runs)
+    end,
+    assert_refusal(Reason, Raised, "unset SIMDUTF_FORCE_IMPLEMENTATION").
 
 unknown_encoder_test_() ->
     {timeout, 60, fun() ->
@@ -143,21 +159,51 @@ unknown_encoder_test_() ->
         assert_refusal(Reason, Raised, "unset B64SIMD_ENCODER")
     end}.
 
-%% Our AVX2 encoder on a CPU without AVX2: where haswell runs (AVX2 and
-%% BMI), it loads, and encodes with it.
+%% Our AVX2 encoder: refused on a CPU without AVX2 (this one, or qemu-user's
+%% Westmere), and where haswell runs (AVX2 and BMI), loaded and used.
 forced_avx2_encoder_test_() ->
-    {timeout, 60, fun() ->
-        {Result, Raised} = run_load([{"B64SIMD_ENCODER", "avx2"}]),
-        case lists:member(<<"haswell">>, b64simd_nif:supported_kernels()) of
-            true ->
-                ?assertEqual(loaded, Result, Raised),
-                io:format(user, "~n*** forced_avx2_encoder: this CPU has AVX2, so the "
-                          "refusal is not made here~n", []);
-            false ->
-                ?assertEqual({forced_encoder_unsupported, <<"avx2">>}, Result),
-                assert_refusal(Result, Raised, "unset B64SIMD_ENCODER")
-        end
-    end}.
+    Avx2 = lists:member(<<"haswell">>, b64simd_nif:supported_kernels()),
+    Refused = case {Avx2, smaller_cpu()} of
+                  {false, _} -> [{timeout, 60, fun() -> refused_avx2(host) end}];
+                  {true, {ok, Cpu}} -> [{timeout, 120, fun() -> refused_avx2(Cpu) end}];
+                  {true, {skip, Why}} ->
+                      b64simd_test_env:skip(forced_avx2_encoder_refused,
+                                            "this CPU has AVX2, and " ++ Why)
+              end,
+    Loaded = [{timeout, 60, fun() ->
+                                  {Result, Raised} = run_load(host, [{"B64SIMD_ENCODER", "avx2"}]),
+                                  ?assertEqual({loaded, #{calls => avx2, big_calls => avx2}},
+                                               {Result, encoders(Raised)})
+                          end} || Avx2],
+    Refused ++ Loaded.
+
+refused_avx2(Cpu) ->
+    {Reason, Raised} = run_load(Cpu, [{"B64SIMD_ENCODER", "avx2"}]),
+    ?assertEqual({forced_encoder_unsupported, <<"avx2">>}, Reason),
+    assert_refusal(Reason, Raised, "unset B64SIMD_ENCODER").
+
+%% The encoders a VM that loaded said it runs.
+encoders({loaded, Output}) ->
+    [_, Line | _] = string:split(Output, "\nencoders="),
+    {ok, Tokens, _} = erl_scan:string(hd(string:split(Line, "\n"))),
+    {ok, Encoders} = erl_parse:parse_term(Tokens),
+    Encoders.
+
+%% A smaller x86-64 CPU to load the library on: this VM's emulator under
+%% qemu-user as a Westmere (SSE4.2, no AVX), where this machine has qemu
+%% and the VM is a JIT on x86-64; else why not.
+smaller_cpu() ->
+    Qemu = [Path || Name <- ["qemu-x86_64-static", "qemu-x86_64"],
+                    Path <- [os:find_executable(Name)], Path =/= false],
+    case {erlang:system_info(system_architecture), erlang:system_info(emu_flavor), Qemu,
+          b64simd_test_env:emulator()} of
+        {"x86_64" ++ _, jit, [Path | _], false} -> {ok, {qemu, Path, "Westmere"}};
+        {"x86_64" ++ _, jit, [], false} -> {skip, "qemu-user (qemu-x86_64) is not installed"};
+        {Arch, Flavor, _, false} ->
+            {skip, io_lib:format("a smaller CPU is emulated for x86-64's JIT only, not ~s's "
+                                 "~s", [Arch, Flavor])};
+        {_, _, _, Emulator} -> {skip, "this VM already runs under " ++ Emulator}
+    end.
 
 %% A library for another machine: ours with the ELF header of an aarch64
 %% (or x86-64) library, which the dynamic loader refuses as it refuses a
@@ -277,12 +323,16 @@ reason({{b64simd_nif_not_loaded, Reason, _Message}, _Output}) -> Reason;
 reason({Raised, Output}) -> error({not_a_load_failure, Raised, Output}).
 
 %% This build's ebin in a VM with `Env': `{loaded, Output}', or what a
-%% call raised, `{Reason, {Raised, Output}}'.
+%% call raised, `{Reason, {Raised, Output}}'; the VM on this CPU (`host')
+%% or under qemu-user (`{qemu, Qemu, Cpu}').
 run_load(Env) ->
+    run_load(host, Env).
+
+run_load(Cpu, Env) ->
     Ebin = filename:dirname(code:which(b64simd_nif)),
-    case raised(Env, Ebin) of
+    case raised(Cpu, Env, Ebin) of
         {{b64simd_nif_not_loaded, Reason, _}, _} = Raised -> {Reason, Raised};
-        Other -> {loaded, Other}
+        {loaded, Output} -> {loaded, {loaded, Output}}
     end.
 
 %% This build's ebin and NIF library copied to a directory of their own,
@@ -313,18 +363,39 @@ patch(Change) ->
     end.
 
 %% What `b64simd:encode/1' raises in a VM with `Env' and `Ebin' (`loaded'
-%% if it returns), and everything that VM printed.
+%% if it returns, and the VM prints its encoders), and everything that VM
+%% printed.
 raised(Env, Ebin) ->
-    {Status, Output} =
-        run_erl(Env, ["-pa", Ebin],
-                "R = try b64simd:encode(<<1>>) of _ -> loaded catch error:E -> E end,"
-                "io:format(\"~nraised=~0p.~n\", [R]),"
-                "halt(0)."),
+    raised(host, Env, Ebin).
+
+raised(Cpu, Env, Ebin) ->
+    Eval = "R = try b64simd:encode(<<1>>) of _ -> loaded catch error:E -> E end,"
+        "io:format(\"~nraised=~0p.~n\", [R]),"
+        "R =:= loaded andalso io:format(\"~nencoders=~0p.~n\","
+        "                               [maps:with([calls, big_calls], b64simd:encoders())]),"
+        "halt(0).",
+    {Status, Output} = case Cpu of
+                           host -> run_erl(Env, ["-pa", Ebin], Eval);
+                           {qemu, Qemu, Model} -> run_emulated(Qemu, Model, Env, Ebin, Eval)
+                       end,
     ?assertEqual(0, Status, Output),
     [_, Term | _] = string:split(Output, "\nraised="),
     {ok, Tokens, _} = erl_scan:string(hd(string:split(Term, "\n"))),
     {ok, Raised} = erl_parse:parse_term(Tokens),
     {Raised, Output}.
+
+%% This VM's emulator under qemu-user as a CPU `Model', started as erl
+%% starts it; +JPperf maps the JIT's code once, which qemu-user runs (its
+%% default double mapping crashes there).
+run_emulated(Qemu, Model, Env, Ebin, Eval) ->
+    Root = code:root_dir(),
+    Bin = filename:join([Root, "erts-" ++ erlang:system_info(version), "bin"]),
+    Args = ["-cpu", Model, filename:join(Bin, "beam.smp"), "-JPperf", "true", "--",
+            "-root", Root, "-bindir", Bin, "-progname", "erl", "--",
+            "-home", os:getenv("HOME", "/tmp"), "-noshell", "-pa", Ebin, "-eval", Eval],
+    Port = open_port({spawn_executable, Qemu},
+                     [{args, Args}, {env, Env}, exit_status, stderr_to_stdout, binary, hide]),
+    collect(Port, []).
 
 %%====================================================================
 %% An output that cannot be allocated
