@@ -584,7 +584,7 @@ defmodule B64Simd do
   end
 
   # The exception for a reason: the sentence is b64simd's
-  # (:b64simd_messages), in Base's words.
+  # (:b64simd_messages), in Elixir's words (function names, `key: value`).
   defp decode_error(reason, context) do
     %DecodeError{reason: reason, message: message(reason, Map.put(context, :kind, :decode))}
   end
