@@ -12,11 +12,19 @@ defmodule B64Simd do
   variants in the extended hex alphabet, with `case:` and `padding:`). As in
   `Base`, `decode16/2` takes upper-case digits unless told `case: :lower` or
   `case: :mixed`, Base32 padding is required unless `padding: false` (which
-  accepts it when complete), and neither skips whitespace. Unlike `Base`,
-  every function also takes iodata, `decode64!/2` says what is wrong and at
-  which byte, and options are checked: an unknown option or a bad value
-  raises `ArgumentError` naming it, where `Base` ignores what it does not
-  know (so that `paddin: false` cannot silently mean `padding: true`).
+  accepts it when complete), and neither skips whitespace. The `!`
+  functions raise `ArgumentError` with the very message `Base` gives (asked
+  of the `Base` of the Elixir that runs, on the error path), so that code
+  and tests that read it read the same; `try_decode64/2` says what is wrong
+  as data, with the byte offset. Unlike `Base`, every function also takes
+  iodata, and options are checked: an unknown option or a bad value raises
+  `ArgumentError` naming it, where `Base` ignores what it does not know (so
+  that `paddin: false` cannot silently mean `padding: true`); that is the
+  one error `Base` does not raise for the same call.
+
+  Positions count from 0 everywhere: the byte offset of a reason (as
+  `:binary.at/2` counts), and the element of a list that is not iodata (as
+  `Enum.at/2` counts, one index per level of nesting).
 
   Options of the encoding functions:
 
@@ -103,8 +111,12 @@ defmodule B64Simd do
   """
   @spec encode64(iodata, encode_options) :: binary
   def encode64(data, opts \\ [])
-  def encode64(data, []), do: :b64simd.encode(data)
-  def encode64(data, opts), do: :b64simd.encode(data, encode_options(:standard, opts))
+  def encode64(data, []) when is_binary(data), do: :b64simd.encode(data)
+
+  def encode64(data, opts) when is_binary(data),
+    do: :b64simd.encode(data, encode_options(:standard, opts))
+
+  def encode64(data, opts), do: encode64(flatten!(data), opts)
 
   @doc """
   Encodes `data` as Base64url (`-` and `_`), as `Base.url_encode64/2`.
@@ -115,7 +127,12 @@ defmodule B64Simd do
       "__4"
   """
   @spec url_encode64(iodata, encode_options) :: binary
-  def url_encode64(data, opts \\ []), do: :b64simd.encode(data, encode_options(:urlsafe, opts))
+  def url_encode64(data, opts \\ [])
+
+  def url_encode64(data, opts) when is_binary(data),
+    do: :b64simd.encode(data, encode_options(:urlsafe, opts))
+
+  def url_encode64(data, opts), do: url_encode64(flatten!(data), opts)
 
   @doc """
   Decodes standard Base64, as `Base.decode64/2`: `{:ok, data}` or `:error`
@@ -131,8 +148,12 @@ defmodule B64Simd do
       {:ok, <<102, 111, 111, 255>>}
   """
   @spec decode64(iodata, decode_options) :: {:ok, binary} | :error
-  def decode64(string, opts \\ []),
+  def decode64(string, opts \\ [])
+
+  def decode64(string, opts) when is_binary(string),
     do: ok_or_error(:b64simd.try_decode(string, decode_options(:standard, opts)))
+
+  def decode64(string, opts), do: decode64(flatten!(string), opts)
 
   @doc """
   Decodes Base64url, as `Base.url_decode64/2`: `{:ok, data}` or `:error`.
@@ -143,8 +164,12 @@ defmodule B64Simd do
       :error
   """
   @spec url_decode64(iodata, decode_options) :: {:ok, binary} | :error
-  def url_decode64(string, opts \\ []),
+  def url_decode64(string, opts \\ [])
+
+  def url_decode64(string, opts) when is_binary(string),
     do: ok_or_error(:b64simd.try_decode(string, decode_options(:urlsafe, opts)))
+
+  def url_decode64(string, opts), do: url_decode64(flatten!(string), opts)
 
   @doc """
   Decodes standard Base64 as `decode64/2` does, but says why it is not:
@@ -175,19 +200,19 @@ defmodule B64Simd do
 
   @doc """
   Decodes standard Base64, as `Base.decode64!/2`; raises `ArgumentError`
-  naming the problem and its byte offset.
+  with `Base`'s message (with an option `Base` lacks, `try_decode64/2`'s).
 
       iex> B64Simd.decode64!("Zm9vYg==")
       "foob"
       iex> B64Simd.decode64!("Zm9v-mFy")
-      ** (ArgumentError) invalid base64 character 0x2D ('-') at byte 4; use url_decode64 for '-' and '_'
+      ** (ArgumentError) non-alphabet character found: "-" (byte 45)
   """
   @spec decode64!(iodata, decode_options) :: binary
   def decode64!(string, opts \\ []), do: decode!(string, :standard, opts)
 
   @doc """
-  Decodes Base64url, as `Base.url_decode64!/2`; raises `ArgumentError`
-  naming the problem and its byte offset.
+  Decodes Base64url, as `Base.url_decode64!/2`; raises `ArgumentError` with
+  `Base`'s message (with an option `Base` lacks, `try_url_decode64/2`'s).
 
       iex> B64Simd.url_decode64!("__4", padding: false)
       <<255, 254>>
@@ -205,8 +230,12 @@ defmodule B64Simd do
       false
   """
   @spec valid64?(iodata, decode_options) :: boolean
-  def valid64?(string, opts \\ []),
+  def valid64?(string, opts \\ [])
+
+  def valid64?(string, opts) when is_binary(string),
     do: :b64simd.is_valid(string, decode_options(:standard, opts))
+
+  def valid64?(string, opts), do: valid64?(flatten!(string), opts)
 
   @doc """
   Whether `url_decode64/2` would succeed with these options.
@@ -215,8 +244,12 @@ defmodule B64Simd do
       true
   """
   @spec url_valid64?(iodata, decode_options) :: boolean
-  def url_valid64?(string, opts \\ []),
+  def url_valid64?(string, opts \\ [])
+
+  def url_valid64?(string, opts) when is_binary(string),
     do: :b64simd.is_valid(string, decode_options(:urlsafe, opts))
+
+  def url_valid64?(string, opts), do: url_valid64?(flatten!(string), opts)
 
   @doc """
   Encodes `data` as Base16 (hex), as `Base.encode16/2`: upper-case letters,
@@ -229,8 +262,12 @@ defmodule B64Simd do
   """
   @spec encode16(iodata, encode16_options) :: binary
   def encode16(data, opts \\ [])
-  def encode16(data, []), do: :b64simd_hex.encode_hex(data)
-  def encode16(data, opts), do: :b64simd_hex.encode_hex(data, hex_case(:encode16, opts))
+  def encode16(data, []) when is_binary(data), do: :b64simd_hex.encode_hex(data)
+
+  def encode16(data, opts) when is_binary(data),
+    do: :b64simd_hex.encode_hex(data, hex_case(:encode16, opts))
+
+  def encode16(data, opts), do: encode16(flatten!(data), opts)
 
   @doc """
   Decodes Base16, as `Base.decode16/2`: `{:ok, data}` or `:error`. Takes
@@ -245,25 +282,37 @@ defmodule B64Simd do
       {:ok, "foobar"}
   """
   @spec decode16(iodata, decode16_options) :: {:ok, binary} | :error
-  def decode16(string, opts \\ []),
+  def decode16(string, opts \\ [])
+
+  def decode16(string, opts) when is_binary(string),
     do: ok_or_error(:b64simd_hex.try_decode_hex(string, hex_case(:decode16, opts)))
 
+  def decode16(string, opts), do: decode16(flatten!(string), opts)
+
   @doc """
-  Decodes Base16, as `Base.decode16!/2`; raises `ArgumentError` naming the
-  problem and its byte offset.
+  Decodes Base16, as `Base.decode16!/2`; raises `ArgumentError` with
+  `Base`'s message (`:b64simd_hex.try_decode_hex/2` gives the reason and
+  its offset).
 
       iex> B64Simd.decode16!("666F6F626172")
       "foobar"
       iex> B64Simd.decode16!("666f")
-      ** (ArgumentError) invalid hex digit 0x66 ('f') at byte 3; use case: :mixed to accept both cases
+      ** (ArgumentError) non-alphabet character found: "f" (byte 102)
   """
   @spec decode16!(iodata, decode16_options) :: binary
   def decode16!(string, opts \\ []) do
     letters = hex_case(:decode16, opts)
+    binary = binary!(string)
 
-    case :b64simd_hex.try_decode_hex(string, letters) do
-      {:ok, data} -> data
-      {:error, reason} -> raise_decode_error(string, reason, :base16, %{case: letters})
+    case :b64simd_hex.try_decode_hex(binary, letters) do
+      {:ok, data} ->
+        data
+
+      {:error, reason} ->
+        raise_as_base(:decode16!, binary, opts, reason, %{
+          encoding: :base16,
+          options: %{letter_case: letters}
+        })
     end
   end
 
@@ -277,8 +326,12 @@ defmodule B64Simd do
       false
   """
   @spec valid16?(iodata, decode16_options) :: boolean
-  def valid16?(string, opts \\ []),
+  def valid16?(string, opts \\ [])
+
+  def valid16?(string, opts) when is_binary(string),
     do: :b64simd_hex.is_valid_hex(string, hex_case(:decode16, opts))
+
+  def valid16?(string, opts), do: valid16?(flatten!(string), opts)
 
   @doc """
   Encodes `data` as Base32 (RFC 4648 section 6), as `Base.encode32/2`:
@@ -290,8 +343,12 @@ defmodule B64Simd do
       "mzxw6ytboi"
   """
   @spec encode32(iodata, encode32_options) :: binary
-  def encode32(data, opts \\ []),
+  def encode32(data, opts \\ [])
+
+  def encode32(data, opts) when is_binary(data),
     do: :b64simd_base32.encode(data, base32_options(:encode32, :standard, opts))
+
+  def encode32(data, opts), do: encode32(flatten!(data), opts)
 
   @doc """
   Decodes Base32, as `Base.decode32/2`: `{:ok, data}` or `:error`.
@@ -306,18 +363,23 @@ defmodule B64Simd do
       {:ok, "foobar"}
   """
   @spec decode32(iodata, decode32_options) :: {:ok, binary} | :error
-  def decode32(string, opts \\ []),
+  def decode32(string, opts \\ [])
+
+  def decode32(string, opts) when is_binary(string),
     do:
       ok_or_error(:b64simd_base32.try_decode(string, base32_options(:decode32, :standard, opts)))
 
+  def decode32(string, opts), do: decode32(flatten!(string), opts)
+
   @doc """
-  Decodes Base32, as `Base.decode32!/2`; raises `ArgumentError` naming the
-  problem and its byte offset.
+  Decodes Base32, as `Base.decode32!/2`; raises `ArgumentError` with
+  `Base`'s message (`:b64simd_base32.try_decode/2` gives the reason and its
+  offset).
 
       iex> B64Simd.decode32!("MZXW6YTBOI======")
       "foobar"
       iex> B64Simd.decode32!("MZXW6YTBOI")
-      ** (ArgumentError) missing '=' padding at the end; use padding: false to accept unpadded input
+      ** (ArgumentError) incorrect padding
   """
   @spec decode32!(iodata, decode32_options) :: binary
   def decode32!(string, opts \\ []), do: decode32!(string, :standard, opts)
@@ -330,8 +392,12 @@ defmodule B64Simd do
       true
   """
   @spec valid32?(iodata, decode32_options) :: boolean
-  def valid32?(string, opts \\ []),
+  def valid32?(string, opts \\ [])
+
+  def valid32?(string, opts) when is_binary(string),
     do: :b64simd_base32.is_valid(string, base32_options(:decode32, :standard, opts))
+
+  def valid32?(string, opts), do: valid32?(flatten!(string), opts)
 
   @doc """
   Encodes `data` as Base32 in the extended hex alphabet (RFC 4648 section
@@ -341,8 +407,12 @@ defmodule B64Simd do
       "CPNMUOJ1E8======"
   """
   @spec hex_encode32(iodata, encode32_options) :: binary
-  def hex_encode32(data, opts \\ []),
+  def hex_encode32(data, opts \\ [])
+
+  def hex_encode32(data, opts) when is_binary(data),
     do: :b64simd_base32.encode(data, base32_options(:encode32, :hex, opts))
+
+  def hex_encode32(data, opts), do: hex_encode32(flatten!(data), opts)
 
   @doc """
   Decodes Base32 in the extended hex alphabet, as `Base.hex_decode32/2`.
@@ -353,12 +423,16 @@ defmodule B64Simd do
       {:ok, "foobar"}
   """
   @spec hex_decode32(iodata, decode32_options) :: {:ok, binary} | :error
-  def hex_decode32(string, opts \\ []),
+  def hex_decode32(string, opts \\ [])
+
+  def hex_decode32(string, opts) when is_binary(string),
     do: ok_or_error(:b64simd_base32.try_decode(string, base32_options(:decode32, :hex, opts)))
+
+  def hex_decode32(string, opts), do: hex_decode32(flatten!(string), opts)
 
   @doc """
   Decodes Base32 in the extended hex alphabet, as `Base.hex_decode32!/2`;
-  raises `ArgumentError` naming the problem and its byte offset.
+  raises `ArgumentError` with `Base`'s message.
 
       iex> B64Simd.hex_decode32!("CPNMUOJ1E8======")
       "foobar"
@@ -374,8 +448,12 @@ defmodule B64Simd do
       true
   """
   @spec hex_valid32?(iodata, decode32_options) :: boolean
-  def hex_valid32?(string, opts \\ []),
+  def hex_valid32?(string, opts \\ [])
+
+  def hex_valid32?(string, opts) when is_binary(string),
     do: :b64simd_base32.is_valid(string, base32_options(:decode32, :hex, opts))
+
+  def hex_valid32?(string, opts), do: hex_valid32?(flatten!(string), opts)
 
   @doc """
   Encodes an enumerable of iodata chunks as standard Base64, lazily: a stream
@@ -441,103 +519,200 @@ defmodule B64Simd do
   defp ok_or_error({:error, _reason}), do: :error
 
   defp decode!(string, mode, opts) do
-    case try_decode(string, mode, opts) do
-      {:ok, data} -> data
-      {:error, error} -> raise ArgumentError, error.message
+    binary = binary!(string)
+    options = decode_options(mode, opts)
+
+    case :b64simd.try_decode(binary, options) do
+      {:ok, data} ->
+        data
+
+      {:error, reason} ->
+        base_function = if mode == :standard, do: :decode64!, else: :url_decode64!
+        raise_as_base(base_function, binary, opts, reason, %{kind: :decode, options: options})
     end
   end
 
   defp try_decode(string, mode, opts) do
+    binary = binary!(string)
     options = decode_options(mode, opts)
 
-    case :b64simd.try_decode(string, options) do
-      {:ok, data} -> {:ok, data}
-      {:error, reason} -> {:error, decode_error(reason, byte_at(string, reason), options, false)}
+    case :b64simd.try_decode(binary, options) do
+      {:ok, data} ->
+        {:ok, data}
+
+      {:error, reason} ->
+        {:error, decode_error(reason, %{byte: byte_at(binary, reason), options: options})}
     end
   end
 
   defp decode32!(string, alphabet, opts) do
+    binary = binary!(string)
     options = base32_options(:decode32, alphabet, opts)
 
-    case :b64simd_base32.try_decode(string, options) do
-      {:ok, data} -> data
-      {:error, reason} -> raise_decode_error(string, reason, :base32, options)
+    case :b64simd_base32.try_decode(binary, options) do
+      {:ok, data} ->
+        data
+
+      {:error, reason} ->
+        base_function = if alphabet == :standard, do: :decode32!, else: :hex_decode32!
+        raise_as_base(base_function, binary, opts, reason, %{encoding: :base32, options: options})
     end
   end
 
   # The byte at a reason's offset, which the message shows.
-  defp byte_at(string, {_kind, at}), do: :binary.at(IO.iodata_to_binary(string), at)
-  defp byte_at(_string, :missing_padding), do: :undefined
+  defp byte_at(binary, {_kind, at}), do: :binary.at(binary, at)
+  defp byte_at(_binary, :missing_padding), do: :undefined
 
-  defp raise_decode_error(string, reason, encoding, options) do
-    context = %{byte: byte_at(string, reason), encoding: encoding, options: options}
-    raise ArgumentError, message(reason, context)
+  # A `!` function's ArgumentError: Base's own message for text that Base
+  # rejects too (the same verdict, as the tests hold against Base), asked of
+  # Base here, on the error path only, so that it is the message of the
+  # Elixir that runs; b64simd's message under an option Base lacks, where
+  # Base would judge other text. The reason and offset are try_decode64/2's.
+  defp raise_as_base(base_function, binary, opts, reason, context) do
+    message =
+      if Enum.all?(opts, fn {key, _value} -> key in [:padding, :ignore, :case] end) do
+        try do
+          apply(Base, base_function, [binary, opts])
+          nil
+        rescue
+          error in ArgumentError -> error.message
+        end
+      end
+
+    raise ArgumentError,
+          message || message(reason, Map.put(context, :byte, byte_at(binary, reason)))
   end
 
   # The exception for a reason: the sentence is b64simd's
-  # (:b64simd_messages), in Base's words.
-  defp decode_error(reason, byte, options, stream?) do
-    context = %{byte: byte, kind: :decode, options: options, stream: stream?}
-    %DecodeError{reason: reason, message: message(reason, context)}
+  # (:b64simd_messages), in Elixir's words (function names, `key: value`).
+  defp decode_error(reason, context) do
+    %DecodeError{reason: reason, message: message(reason, Map.put(context, :kind, :decode))}
   end
 
   defp message(reason, context),
     do:
       IO.chardata_to_string(:b64simd_messages.reason(reason, Map.put(context, :dialect, :elixir)))
 
-  defp encode_stream(chunks, mode, opts) do
-    options = encode_options(mode, opts)
+  # Data as a binary for the Erlang call, or an ArgumentError raised here in
+  # Elixir's words, so that the stack trace shows the call the user made,
+  # not the Erlang call it makes with b64simd's option map. The one-call
+  # functions match a binary in their head instead, and send anything else
+  # through flatten!/1 and back: a call before the Erlang call would cost
+  # every call a stack frame (bench/README.md).
+  @compile {:inline, binary!: 1}
+  defp binary!(data) when is_binary(data), do: data
+  defp binary!(data), do: flatten!(data)
 
-    Stream.transform(
-      chunks,
-      fn -> :b64simd_stream.encode_init(options) end,
-      fn chunk, encoder ->
-        {base64, encoder} = :b64simd_stream.encode(encoder, chunk)
-        {nonempty(base64), encoder}
-      end,
-      fn encoder -> {nonempty(:b64simd_stream.encode_final(encoder)), encoder} end,
-      fn _encoder -> :ok end
-    )
+  defp flatten!(data) do
+    IO.iodata_to_binary(data)
+  rescue
+    ArgumentError ->
+      message = :b64simd_messages.not_iodata(data, %{dialect: :elixir, inspect: &inspect/2})
+      raise ArgumentError, IO.chardata_to_string(message)
+  end
+
+  defp encode_stream(chunks, mode, opts) do
+    encoder = :b64simd_stream.encode_init(encode_options(mode, opts))
+    piece = fn encoder, chunk -> :b64simd_stream.encode(encoder, binary!(chunk)) end
+    pieces(chunks, encoder, piece, &:b64simd_stream.encode_final/1)
   end
 
   defp decode_stream(chunks, mode, opts) do
     options = decode_options(mode, opts)
-
-    Stream.transform(
-      chunks,
-      fn -> :b64simd_stream.decode_init(options) end,
-      fn chunk, decoder ->
-        {data, decoder} = stream_decode(fn -> :b64simd_stream.decode(decoder, chunk) end, options)
-        {nonempty(data), decoder}
-      end,
-      fn decoder ->
-        data = stream_decode(fn -> :b64simd_stream.decode_final(decoder) end, options)
-        {nonempty(data), decoder}
-      end,
-      fn _decoder -> :ok end
-    )
+    piece = fn decoder, chunk -> decode_piece(decoder, binary!(chunk), options) end
+    last = fn decoder -> decode_last(decoder, options) end
+    pieces(chunks, :b64simd_stream.decode_init(options), piece, last)
   end
 
-  # A decoding stream's step, its error (raised by b64simd_stream, the byte
-  # at the offset in its error_info) as a DecodeError.
-  defp stream_decode(step, options) do
-    step.()
+  # A decoding stream's steps, their error as a DecodeError.
+  defp decode_piece(decoder, chunk, options) do
+    :b64simd_stream.decode(decoder, chunk)
   rescue
-    error in ErlangError ->
-      byte =
-        case __STACKTRACE__ do
-          [{:b64simd_stream, _, _, info} | _] ->
-            info |> Keyword.get(:error_info, %{}) |> Map.get(:cause, %{}) |> Map.get(:byte)
-
-          _ ->
-            :undefined
-        end
-
-      raise decode_error(error.original, byte, options, true)
+    error in ErlangError -> raise stream_error(error, __STACKTRACE__, options)
   end
 
-  defp nonempty(""), do: []
-  defp nonempty(binary), do: [binary]
+  defp decode_last(decoder, options) do
+    :b64simd_stream.decode_final(decoder)
+  rescue
+    error in ErlangError -> raise stream_error(error, __STACKTRACE__, options)
+  end
+
+  # The error b64simd_stream raised, the byte at its offset in its
+  # error_info.
+  defp stream_error(error, stacktrace, options) do
+    byte =
+      case stacktrace do
+        [{:b64simd_stream, _, _, info} | _] ->
+          info |> Keyword.get(:error_info, %{}) |> Map.get(:cause, %{}) |> Map.get(:byte)
+
+        _ ->
+          :undefined
+      end
+
+    decode_error(error.original, %{byte: byte, options: options, stream: true})
+  end
+
+  # The stream of what `piece` makes of each chunk, threading `state`, then
+  # of what `last` makes of the final state; empty outputs are left out. It
+  # is an Enumerable of its own (a function of the accumulator and the
+  # reducer), which reduces the chunks directly: Stream.transform steps its
+  # source one suspended element at a time, which cost more than the codec
+  # on short pieces (bench/README.md).
+  defp pieces(chunks, state, piece, last) do
+    &reduce_pieces(chunks, state, piece, last, &1, &2)
+  end
+
+  defp reduce_pieces(_chunks, _state, _piece, _last, {:halt, acc}, _fun), do: {:halted, acc}
+
+  defp reduce_pieces(chunks, state, piece, last, {:suspend, acc}, fun),
+    do: {:suspended, acc, &reduce_pieces(chunks, state, piece, last, &1, fun)}
+
+  defp reduce_pieces(chunks, state, piece, last, {:cont, acc}, fun) do
+    step = fn chunk, {state, acc} ->
+      {output, state} = piece.(state, chunk)
+      emit(output, state, acc, fun)
+    end
+
+    chunks |> Enumerable.reduce({:cont, {state, acc}}, step) |> ended(last, fun)
+  end
+
+  # Passes one output on, keeping the state; a halt by the consumer replaces
+  # the state with a mark, so that no last output follows.
+  defp emit("", state, acc, _fun), do: {:cont, {state, acc}}
+
+  defp emit(output, state, acc, fun) do
+    case fun.(output, acc) do
+      {:cont, acc} -> {:cont, {state, acc}}
+      {:suspend, acc} -> {:suspend, {state, acc}}
+      {:halt, acc} -> {:halt, {:consumer_halted, acc}}
+    end
+  end
+
+  # The chunks' reduction ended, halted or suspended: after the last chunk
+  # comes the last output, unless the consumer halted. A source may say
+  # halted when it ran out (Stream.resource, File.stream! do).
+  defp ended({:halted, {:consumer_halted, acc}}, _last, _fun), do: {:halted, acc}
+  defp ended({_done, {state, acc}}, last, fun), do: last_output(last.(state), acc, fun)
+
+  defp ended({:suspended, {state, acc}, continue}, last, fun) do
+    {:suspended, acc,
+     fn {command, acc} -> ended(continue.({command, {state, acc}}), last, fun) end}
+  end
+
+  defp last_output("", acc, _fun), do: {:done, acc}
+
+  defp last_output(output, acc, fun) do
+    case fun.(output, acc) do
+      {:cont, acc} -> {:done, acc}
+      {:halt, acc} -> {:halted, acc}
+      {:suspend, acc} -> {:suspended, acc, &last_continue/1}
+    end
+  end
+
+  # Resuming after the last output: nothing is left.
+  defp last_continue({:halt, acc}), do: {:halted, acc}
+  defp last_continue({:suspend, acc}), do: {:suspended, acc, &last_continue/1}
+  defp last_continue({:cont, acc}), do: {:done, acc}
 
   # The option lists calls pass most (none, padding: false, ignore:
   # :whitespace) map to literal maps, inlined into each function, so that a
@@ -574,22 +749,22 @@ defmodule B64Simd do
 
   defp decode_options(mode, opts), do: parse_options(:decode, mode, opts)
 
-  # Base16's case, as b64simd_hex's word for it; the lists calls pass most
-  # are matched first, as above.
+  # Base16's case, in b64simd_hex's words, which are Base's; the lists
+  # calls pass most are matched first, as above.
   @compile {:inline, hex_case: 2, base32_options: 3}
-  defp hex_case(_kind, []), do: :uppercase
-  defp hex_case(:encode16, [{:case, lower}]) when lower === :lower, do: :lowercase
+  defp hex_case(_kind, []), do: :upper
+  defp hex_case(:encode16, [{:case, lower}]) when lower === :lower, do: :lower
   defp hex_case(:decode16, [{:case, mixed}]) when mixed === :mixed, do: :mixed
-  defp hex_case(:decode16, [{:case, lower}]) when lower === :lower, do: :lowercase
-  defp hex_case(kind, opts), do: parse_options(kind, :uppercase, opts).case
+  defp hex_case(:decode16, [{:case, lower}]) when lower === :lower, do: :lower
+  defp hex_case(kind, opts), do: parse_options(kind, :upper, opts).letter_case
 
   defp base32_options(_kind, :standard, []),
-    do: %{alphabet: :standard, case: :upper, padding: true}
+    do: %{alphabet: :standard, letter_case: :upper, padding: true}
 
-  defp base32_options(_kind, :hex, []), do: %{alphabet: :hex, case: :upper, padding: true}
+  defp base32_options(_kind, :hex, []), do: %{alphabet: :hex, letter_case: :upper, padding: true}
 
   defp base32_options(_kind, :standard, [{:padding, off}]) when off === false,
-    do: %{alphabet: :standard, case: :upper, padding: false}
+    do: %{alphabet: :standard, letter_case: :upper, padding: false}
 
   defp base32_options(kind, alphabet, opts), do: parse_options(kind, alphabet, opts)
 
@@ -598,10 +773,17 @@ defmodule B64Simd do
   defp parse_options(kind, mode, opts) when is_list(opts) do
     start =
       case kind do
-        :encode -> %{mode: mode, padding: true}
-        :decode -> %{mode: mode, padding: true, whitespace: :reject}
-        kind when kind in [:encode16, :decode16] -> %{case: mode}
-        kind when kind in [:encode32, :decode32] -> %{alphabet: mode, case: :upper, padding: true}
+        :encode ->
+          %{mode: mode, padding: true}
+
+        :decode ->
+          %{mode: mode, padding: true, whitespace: :reject}
+
+        kind when kind in [:encode16, :decode16] ->
+          %{letter_case: mode}
+
+        kind when kind in [:encode32, :decode32] ->
+          %{alphabet: mode, letter_case: :upper, padding: true}
       end
 
     opts
@@ -622,12 +804,8 @@ defmodule B64Simd do
 
   defp option(kind, :case, letters)
        when (kind in [:encode16, :encode32] and letters in [:upper, :lower]) or
-              (kind in [:decode16, :decode32] and letters in [:upper, :lower, :mixed]) do
-    case kind do
-      kind when kind in [:encode16, :decode16] -> %{case: hex_word(letters)}
-      _ -> %{case: letters}
-    end
-  end
+              (kind in [:decode16, :decode32] and letters in [:upper, :lower, :mixed]),
+       do: %{letter_case: letters}
 
   defp option(:encode, :line_length, length) when is_integer(length) and length > 0,
     do: %{line_length: length}
@@ -651,10 +829,6 @@ defmodule B64Simd do
         raise ArgumentError, "unknown option #{inspect(key)}; the options are #{known}"
     end
   end
-
-  defp hex_word(:upper), do: :uppercase
-  defp hex_word(:lower), do: :lowercase
-  defp hex_word(:mixed), do: :mixed
 
   defp expected(:encode16), do: [case: ":upper or :lower"]
   defp expected(:decode16), do: [case: ":upper, :lower or :mixed"]

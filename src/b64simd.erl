@@ -17,7 +17,7 @@
 -export([format_error/1, format_error/2, kernel/0, encoders/0]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
--export_type([line_break/0, mime_decode_options/0]).
+-export_type([line_break/0, mime_decode_options/0, load_error/0]).
 
 -type mode() :: standard | urlsafe.
 %% `standard': RFC 4648 section 4, `+' and `/'. `urlsafe': section 5, `-' and `_'.
@@ -58,6 +58,31 @@
 %% `=' where no padding can be, or one too many, or padding cut short (offset
 %% of its first `='); a dangling single character; an unpadded final quantum
 %% while padding is required; non-zero unused bits under `canonical => true'.
+
+-type load_error() :: {forced_kernel_unsupported, Kernel :: binary(), Supported :: [binary()]}
+                    | {unknown_kernel, Name :: binary(), Known :: [binary()]}
+                    | {forced_encoder_unsupported, Encoder :: binary()}
+                    | {unknown_encoder, Name :: binary(), Known :: [binary()]}
+                    | {library_missing, File :: file:filename()}
+                    | {built_for_another_otp, File :: file:filename(), Detail :: string()}
+                    | {built_for_another_architecture, File :: file:filename(),
+                       Detail :: string()}
+                    | {glibc_too_old, File :: file:filename(), Needed :: string()}
+                    | {load_failed, File :: file:filename(), Detail :: string()}
+                    | {reload_refused, File :: file:filename(), Detail :: string()}
+                    | unknown.
+%% Why the NIF library did not load, as every call then raises it in
+%% `{b64simd_nif_not_loaded, LoadError, Message}' (`Message' a binary that
+%% says it, as {@link format_error/1} does): `SIMDUTF_FORCE_IMPLEMENTATION'
+%% forces a simdutf kernel this CPU cannot run (and the kernels it can), or
+%% names none; `B64SIMD_ENCODER' forces an encoder this CPU cannot run, or
+%% names none; the library file is missing, or was built for another OTP,
+%% another CPU architecture or operating system, or a newer glibc than this
+%% system's (`Detail': what the loader said); any other failure of the
+%% loader. A new version of the module while one runs is refused
+%% (`reload_refused', which only the load returns: the running code keeps
+%% its library). `unknown': old code of the module, replaced since, recorded
+%% none.
 
 %% Raised from the API function itself, so that the stack trace shows the
 %% call the user made; format_error/2 explains it from the cause (the byte
@@ -287,10 +312,14 @@ encoders() ->
 %% tells: `format_error({invalid_character, 3})' gives
 %% `"invalid base64 character at byte 3"'. The exception's own message
 %% (see `format_error/2') also names the character and the option that
-%% accepts it.
+%% accepts it. A `load_error()', or the whole exception a call raises when
+%% the NIF library did not load, gives the sentence that exception holds.
 -spec format_error(Reason) -> Message when
-      Reason :: reason() | badarg,
+      Reason :: reason() | badarg | load_error()
+              | {b64simd_nif_not_loaded, load_error(), binary()},
       Message :: string().
+format_error({b64simd_nif_not_loaded, LoadError, _Message}) ->
+    format_error(LoadError);
 format_error(Reason) ->
     unicode:characters_to_list(b64simd_messages:reason(Reason, #{})).
 

@@ -20,14 +20,17 @@
 %% `standard': RFC 4648 section 6, `A-Z' and `2-7'. `hex': the extended hex
 %% alphabet of section 7, `0-9' and `A-V', which sorts as the data does.
 
--type encode_options() :: #{alphabet => alphabet(), 'case' => upper | lower,
+-type encode_options() :: #{alphabet => alphabet(), letter_case => upper | lower,
                             padding => boolean()}.
-%% `alphabet' defaults to `standard', `case' (of the letters written) to
-%% `upper', `padding' (`=' up to a multiple of 8 characters) to `true'.
+%% `alphabet' defaults to `standard', `letter_case' (of the letters
+%% written) to `upper', `padding' (`=' up to a multiple of 8 characters) to
+%% `true'. `letter_case' is the word of `b64simd_hex' too (the key `case'
+%% of earlier versions is refused, with a message that names it).
 
--type decode_options() :: #{alphabet => alphabet(), 'case' => upper | lower | mixed,
+-type decode_options() :: #{alphabet => alphabet(), letter_case => upper | lower | mixed,
                             padding => boolean()}.
-%% `case': the letters accepted, `upper' (default), `lower' or both (`mixed').
+%% `letter_case': the letters accepted, `upper' (default), `lower' or both
+%% (`mixed').
 %% `padding': `true' (default) requires it; `false' makes it optional, but
 %% padding that is present must be complete, as in Elixir's `Base'.
 
@@ -57,7 +60,7 @@ encode(Data) ->
     encode(Data, #{}).
 
 %% @doc Encodes `Data' with options (see `encode_options()'):
-%% `encode(<<"foobar">>, #{alphabet => hex, 'case' => lower, padding => false})'
+%% `encode(<<"foobar">>, #{alphabet => hex, letter_case => lower, padding => false})'
 %% gives `<<"cpnmuoj1e8">>'. Raises `badarg' for an unknown option or a bad
 %% value.
 -spec encode(Data, Options) -> Base32 when

@@ -20,12 +20,15 @@
 
 -export_type([encode_case/0, decode_case/0, reason/0]).
 
--type encode_case() :: uppercase | lowercase.
-%% The digits `A-F' or `a-f', as OTP 26's `binary:encode_hex/2'.
+-type encode_case() :: upper | lower | uppercase | lowercase.
+%% The digits `A-F' (`upper') or `a-f' (`lower'): the words of
+%% `b64simd_base32''s `letter_case' and of Elixir's `Base'. OTP 26's words
+%% for `binary:encode_hex/2', `uppercase' and `lowercase', are taken too.
 
--type decode_case() :: uppercase | lowercase | mixed.
-%% The letters a decode accepts: `A-F' only, `a-f' only, or both (`mixed',
-%% the default, as OTP's `binary:decode_hex/1').
+-type decode_case() :: upper | lower | mixed | uppercase | lowercase.
+%% The letters a decode accepts: `A-F' only (`upper', or `uppercase'),
+%% `a-f' only (`lower', or `lowercase'), or both (`mixed', the default, as
+%% OTP's `binary:decode_hex/1').
 
 -type reason() :: {invalid_character, non_neg_integer()}
                 | {incomplete, non_neg_integer()}.
@@ -54,14 +57,15 @@ encode_hex(Data) ->
     end.
 
 %% @doc Encodes `Data' as hex digits of `Case', as OTP 26's
-%% `binary:encode_hex/2'. Raises `badarg' for any other `Case'.
+%% `binary:encode_hex/2': `encode_hex(<<"foo">>, lower)' gives
+%% `<<"666f6f">>'. Raises `badarg' for any other `Case'.
 -spec encode_hex(Data, Case) -> Hex when
       Data :: iodata(),
       Case :: encode_case(),
       Hex :: binary().
 encode_hex(Data, Case) ->
     case b64simd_options:call(fun b64simd_nif:hex_encode/2, Data,
-                              b64simd_options:bits(hex_encode, 'case', Case)) of
+                              b64simd_options:bits(hex_encode, letter_case, Case)) of
         badarg -> ?RAISE(badarg, [Data, Case], #{});
         Hex -> Hex
     end.
@@ -81,7 +85,8 @@ decode_hex(Hex) ->
     end.
 
 %% @doc As {@link decode_hex/1}, accepting the letters of `Case' only:
-%% `uppercase' (`A-F'), `lowercase' (`a-f') or `mixed' (both).
+%% `upper' (`A-F'), `lower' (`a-f') or `mixed' (both); OTP's `uppercase'
+%% and `lowercase' too.
 -spec decode_hex(Hex, Case) -> Data when
       Hex :: iodata(),
       Case :: decode_case(),
@@ -175,10 +180,10 @@ run(is_valid, Hex, mixed) when is_binary(Hex) ->
     finish(b64simd_nif:hex_is_valid(Hex));
 run(decode, Hex, Case) ->
     b64simd_options:call(fun b64simd_nif:hex_decode/2, Hex,
-                         b64simd_options:bits(hex_decode, 'case', Case));
+                         b64simd_options:bits(hex_decode, letter_case, Case));
 run(is_valid, Hex, Case) ->
     b64simd_options:call(fun b64simd_nif:hex_is_valid/2, Hex,
-                         b64simd_options:bits(hex_decode, 'case', Case)).
+                         b64simd_options:bits(hex_decode, letter_case, Case)).
 
 %% Big inputs come back as `{continue, Job}' after each slice; the common
 %% case is answered here, as a remote call is a noticeable part of a small

@@ -6,7 +6,7 @@
 %% argument. No code reads these sentences back.
 -module(b64simd_messages).
 
--export([reason/2, arguments/2, error_map/4]).
+-export([reason/2, load_error/1, arguments/2, error_map/4, not_iodata/2]).
 
 -export_type([context/0]).
 
@@ -15,11 +15,13 @@
                      options => map(),
                      encoding => base64 | base16 | base32,
                      dialect => erlang | elixir,
-                     stream => boolean()}.
+                     stream => boolean(),
+                     inspect => fun((term(), list()) -> unicode:chardata())}.
 %% What is known around a reason: the byte at its offset, the kind of call
 %% and its options (for the hint that fixes it), the encoding (default
 %% `base64'), whose words the hint uses (`erlang' options or `elixir'
-%% functions), and whether the offset is into a stream.
+%% functions), whether the offset is into a stream, and how the caller's
+%% language writes a term (default: Erlang's way).
 
 %%====================================================================
 %% Reasons
@@ -70,7 +72,7 @@ reason({non_canonical, Offset}, Context) ->
 reason(badarg, _Context) ->
     "bad argument: not iodata, or bad options";
 reason(Reason, _Context) ->
-    io_lib:format("~tp", [Reason]).
+    load_error(Reason).
 
 at(Offset, #{stream := true}) -> io_lib:format("byte ~b of the stream", [Offset]);
 at(Offset, _Context) -> io_lib:format("byte ~b", [Offset]).
@@ -123,7 +125,7 @@ base32_hint(Byte, Context) when Byte >= $a, Byte =< $z; Byte >= $A, Byte =< $Z -
             end,
     case {Other, Context} of
         {true, #{dialect := elixir}} -> "; use case: :mixed to accept both cases";
-        {true, _} -> "; use 'case' => mixed to accept both cases";
+        {true, _} -> "; use letter_case => mixed to accept both cases";
         {false, _} -> base32_alphabet_hint(Byte, Context)
     end;
 base32_hint(Byte, Context) ->
@@ -150,7 +152,7 @@ letter_case(Context) ->
                   #{encoding := base32} -> upper;
                   _ -> mixed
               end,
-    case maps:get('case', maps:get(options, Context, #{}), Default) of
+    case maps:get(letter_case, maps:get(options, Context, #{}), Default) of
         uppercase -> upper;
         lowercase -> lower;
         Case -> Case
@@ -163,6 +165,62 @@ show_byte(Byte) when Byte >= 16#21, Byte =< 16#7E ->
     io_lib:format("0x~2.16.0B ('~c') ", [Byte, Byte]);
 show_byte(Byte) ->
     io_lib:format("0x~2.16.0B ", [Byte]).
+
+%%====================================================================
+%% Load failures
+%%====================================================================
+
+%% @doc Why the NIF library did not load (`b64simd:load_error()'), and what
+%% fixes it; any other term as it is written.
+-spec load_error(term()) -> unicode:chardata().
+load_error({forced_kernel_unsupported, Kernel, Supported}) ->
+    io_lib:format("SIMDUTF_FORCE_IMPLEMENTATION=~s forces simdutf's ~s kernel, whose "
+                  "instructions this CPU lacks (it can run ~s): unset "
+                  "SIMDUTF_FORCE_IMPLEMENTATION to let simdutf choose, or set it to one of "
+                  "those", [Kernel, Kernel, names(Supported)]);
+load_error({unknown_kernel, Name, Known}) ->
+    io_lib:format("SIMDUTF_FORCE_IMPLEMENTATION=\"~ts\" names no simdutf kernel of this build "
+                  "(known: ~s): unset SIMDUTF_FORCE_IMPLEMENTATION to let simdutf choose, or "
+                  "set it to one of those", [Name, names(Known)]);
+load_error({forced_encoder_unsupported, Encoder}) ->
+    io_lib:format("B64SIMD_ENCODER=~s forces b64simd's ~s Base64 encoder, whose instructions "
+                  "this CPU lacks: unset B64SIMD_ENCODER to let b64simd choose",
+                  [Encoder, Encoder]);
+load_error({unknown_encoder, Name, Known}) ->
+    io_lib:format("B64SIMD_ENCODER=\"~ts\" names no Base64 encoder (known: ~s): unset "
+                  "B64SIMD_ENCODER to let b64simd choose, or set it to one of those",
+                  [Name, names(Known)]);
+load_error({library_missing, File}) ->
+    io_lib:format("the NIF library ~ts is missing: build b64simd again (B64SIMD_BUILD=source "
+                  "builds the library from source with cargo)", [File]);
+load_error({built_for_another_otp, File, Detail}) ->
+    io_lib:format("the NIF library ~ts was built for another Erlang/OTP (~ts): build it "
+                  "again for this one with B64SIMD_BUILD=source", [File, Detail]);
+load_error({built_for_another_architecture, File, Detail}) ->
+    io_lib:format("the NIF library ~ts was built for another CPU architecture or operating "
+                  "system (~ts): build it again on this machine with B64SIMD_BUILD=source",
+                  [File, Detail]);
+load_error({glibc_too_old, File, Needed}) ->
+    io_lib:format("the NIF library ~ts needs ~ts, which this system's C library is older "
+                  "than: build it again on this system with B64SIMD_BUILD=source, or run "
+                  "on a newer system", [File, Needed]);
+load_error({load_failed, File, Detail}) ->
+    io_lib:format("the NIF library ~ts did not load (~ts): build it again with "
+                  "B64SIMD_BUILD=source", [File, Detail]);
+load_error({reload_refused, File, Detail}) ->
+    io_lib:format("a new version of the module b64simd_nif cannot load the NIF library ~ts "
+                  "while the old one holds it (~ts): the old code goes on running; delete and "
+                  "purge b64simd_nif (code:delete/1, code:purge/1) before loading it again",
+                  [File, Detail]);
+load_error(unknown) ->
+    "the NIF library is not loaded, and this module instance recorded no reason (its code "
+    "was replaced since): call the module's current code, or restart the VM";
+load_error(Term) ->
+    io_lib:format("~tp", [Term]).
+
+%% Names, as a list in a sentence.
+names(Names) ->
+    lists:join(", ", Names).
 
 %%====================================================================
 %% Arguments
@@ -181,7 +239,7 @@ error_map(Reason, [{_M, _Function, [_Data | Rest], Info} | _], _KindOf, Context)
     Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
     Options = case Rest of
                   [Map] when is_map(Map) -> Map;
-                  [Case] -> #{'case' => Case};
+                  [Case] -> #{letter_case => Case};
                   [] -> #{}
               end,
     #{1 => reason(Reason, Context#{byte => maps:get(byte, Cause, undefined),
@@ -196,7 +254,7 @@ error_map(_Reason, _StackTrace, _KindOf, _Context) ->
 %% Case]' for Base16).
 -spec arguments(b64simd_options:kind(), [term()]) -> #{pos_integer() => unicode:chardata()}.
 arguments(Kind, [Data | Rest]) ->
-    Described = #{1 => not_iodata(Data), 2 => bad_options(Kind, Rest)},
+    Described = #{1 => not_iodata(Data, #{}), 2 => bad_options(Kind, Rest)},
     maps:filter(fun(_Position, Text) -> Text =/= none end, Described);
 arguments(_Kind, []) ->
     #{}.
@@ -206,10 +264,10 @@ arguments(_Kind, []) ->
 bad_options(_Kind, []) ->
     none;
 bad_options(Kind, [Case]) when Kind =:= hex_encode; Kind =:= hex_decode ->
-    case b64simd_options:bits(Kind, 'case', Case) of
+    case b64simd_options:bits(Kind, letter_case, Case) of
         badarg ->
-            Cases = maps:keys(maps:get('case', b64simd_options:table(Kind))),
-            io_lib:format("bad case ~tp; expected one of ~tp", [Case, lists:sort(Cases)]);
+            Cases = maps:keys(maps:get(letter_case, b64simd_options:table(Kind))),
+            io_lib:format("bad letter case ~tp; expected one of ~tp", [Case, lists:sort(Cases)]);
         _ ->
             none
     end;
@@ -217,7 +275,7 @@ bad_options(_Kind, [Options]) when not is_map(Options) ->
     io_lib:format("options must be a map, not ~tp", [Options]);
 bad_options(Kind, [Options]) ->
     Table = b64simd_options:table(Kind),
-    Problems = [bad_option(Key, Value, maps:find(Key, Table))
+    Problems = [bad_option(Key, Value, maps:find(Key, Table), Table)
                 || {Key, Value} <- lists:sort(maps:to_list(Options)),
                    b64simd_options:flags(Kind, #{Key => Value}) =:= badarg],
     case Problems of
@@ -225,42 +283,61 @@ bad_options(Kind, [Options]) ->
         _ -> lists:join("; ", Problems)
     end.
 
-bad_option(Key, _Value, error) ->
+%% The key `case' of earlier versions of Base32 is named `letter_case' now.
+bad_option('case', _Value, error, #{letter_case := _}) ->
+    "unknown option 'case'; the letter case is the option letter_case now (case is a "
+    "reserved word in Erlang)";
+bad_option(Key, _Value, error, _Table) ->
     io_lib:format("unknown option ~tp", [Key]);
-bad_option(Key, Value, {ok, {pos_integer, _Shift}}) ->
+bad_option(Key, Value, {ok, {pos_integer, _Shift}}, _Table) ->
     io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
-bad_option(Key, Value, {ok, Values}) ->
+bad_option(Key, Value, {ok, Values}, _Table) ->
     io_lib:format("bad value ~tp for option ~tp; expected one of ~tp",
                   [Value, Key, lists:sort(maps:keys(Values))]).
 
 %% @doc Why `Data' is not iodata, naming the first element that is not, by
-%% its position (1-based, one index per level of nesting), or `none'.
--spec not_iodata(term()) -> unicode:chardata() | none.
-not_iodata(Data) when is_binary(Data) ->
+%% its position (0-based, as byte offsets are, one index per level of
+%% nesting), or `none'. Terms are written as the context's dialect writes
+%% them (Erlang's `~tP', or the context's `inspect', Elixir's `inspect/2').
+-spec not_iodata(term(), context()) -> unicode:chardata() | none.
+not_iodata(Data, _Context) when is_binary(Data) ->
     none;
-not_iodata(Data) when is_bitstring(Data) ->
+not_iodata(Data, _Context) when is_bitstring(Data) ->
     "not iodata: a bitstring whose size is not a whole number of bytes";
-not_iodata(Data) when is_list(Data) ->
+not_iodata(Data, Context) when is_list(Data) ->
     case first_bad(Data, []) of
         none -> none;
         {element, Path, Term} ->
-            io_lib:format("not iodata: the element at ~w is ~tP, not a byte (0..255), a "
-                          "binary or a list", [Path, Term, 10]);
+            ["not iodata: the element at ", show_path(Path, Context), " is ", show(Term, Context),
+             ", not a byte (0..255), a binary or a list"];
         {tail, [], Term} ->
-            io_lib:format("not iodata: the list ends in the tail ~tP, not [] or a binary",
-                          [Term, 10]);
+            ["not iodata: the list ends in the tail ", show(Term, Context),
+             ", not [] or a binary"];
         {tail, Path, Term} ->
-            io_lib:format("not iodata: the list at ~w ends in the tail ~tP, not [] or a "
-                          "binary", [Path, Term, 10])
+            ["not iodata: the list at ", show_path(Path, Context), " ends in the tail ",
+             show(Term, Context), ", not [] or a binary"]
     end;
-not_iodata(Data) ->
-    io_lib:format("not iodata: expected a binary or a list of bytes (0..255) and binaries, "
-                  "not ~tP", [Data, 10]).
+not_iodata(Data, Context) ->
+    ["not iodata: expected a binary or a list of bytes (0..255) and binaries, not ",
+     show(Data, Context)].
+
+%% A term as the caller's language writes it (its `inspect', given by
+%% Elixir's caller), cut short as the shell does.
+show(Term, #{inspect := Inspect}) ->
+    Inspect(Term, [{limit, 10}]);
+show(Term, _Context) ->
+    io_lib:format("~tP", [Term, 10]).
+
+%% A list of indexes, never taken for text.
+show_path(Path, #{inspect := Inspect}) ->
+    Inspect(Path, [{charlists, as_lists}]);
+show_path(Path, _Context) ->
+    io_lib:format("~w", [Path]).
 
 %% The first element of a list (at `Path', reversed) that iodata cannot
 %% hold, or an improper tail that is not a binary.
 first_bad(List, Path) ->
-    first_bad(List, 1, Path).
+    first_bad(List, 0, Path).
 
 first_bad([], _Index, _Path) ->
     none;

@@ -14,7 +14,7 @@
 -export([hex_encode/1, hex_encode/2, hex_decode/1, hex_decode/2]).
 -export([hex_is_valid/1, hex_is_valid/2]).
 -export([base32_encode/2, base32_decode/2, base32_is_valid/2]).
--export([kernel/0, encoders/0]).
+-export([kernel/0, encoders/0, load_error/2]).
 
 -on_load(load/0).
 
@@ -39,17 +39,12 @@
 %% failed reload (a new version of the module while one runs) is refused,
 %% so that the running code keeps its NIFs.
 load() ->
-    Path = filename:join(priv_dir(), ?LIBRARY),
-    Loaded = case filelib:is_regular(Path ++ ".so") of
-                 false -> {error, {nif_library_missing, Path ++ ".so"}};
-                 true -> erlang:load_nif(Path, 0)
-             end,
-    case Loaded of
+    case load_library(filename:join(priv_dir(), ?LIBRARY)) of
         ok ->
             persistent_term:erase({?MODULE, load_error}),
             ok;
         {error, Reason} ->
-            logger:error("b64simd: cannot load its NIF library: ~tp", [Reason]),
+            logger:error("b64simd: ~ts", [b64simd_messages:load_error(Reason)]),
             case erlang:module_loaded(?MODULE) of
                 true ->
                     {error, Reason};
@@ -58,6 +53,57 @@ load() ->
                     ok
             end
     end.
+
+%% The library's own refusal (a forced kernel or encoder this process cannot
+%% run) comes as a message: its load callback can only answer yes or no, but
+%% runs in this process, so it sends the reason here as data, tagged with
+%% the fresh reference passed as load_info. Asking the library before
+%% loading it is not possible (nothing of it runs until it is loaded), and
+%% testing the variables here would write its rules twice.
+load_library(Path) ->
+    File = Path ++ ".so",
+    case filelib:is_regular(File) of
+        false ->
+            {error, {library_missing, File}};
+        true ->
+            Tag = make_ref(),
+            case erlang:load_nif(Path, Tag) of
+                ok ->
+                    ok;
+                {error, Error} ->
+                    receive
+                        {Tag, Refusal} -> {error, Refusal}
+                    after 0 -> {error, load_error(File, Error)}
+                    end
+            end
+    end.
+
+%% @doc The reason for an error of `erlang:load_nif/2' on the library
+%% `File', read from the words of erts and of the dynamic loader, which are
+%% all either gives: glibc's (the fault tests hold the texts this machine
+%% gives); a text not recognised is `{load_failed, File, Text}'.
+-spec load_error(file:filename(), {atom(), string()}) -> b64simd:load_error().
+load_error(File, {upgrade, Text}) ->
+    {reload_refused, File, Text};
+load_error(File, {bad_lib, "Library version " ++ _ = Text}) ->
+    {built_for_another_otp, File, Text};
+load_error(File, {load_failed, Text}) ->
+    Says = fun(Part) -> string:find(Text, Part) =/= nomatch end,
+    %% A library for another machine of the same ELF class is one glibc
+    %% does not open ("No such file", of a file that exists).
+    Foreign = ["wrong ELF class", "invalid ELF header", "ELF file", "Exec format error",
+               File ++ ": cannot open shared object file"],
+    case re:run(Text, "version `(GLIBC_[0-9.]+)' not found", [{capture, all_but_first, list}]) of
+        {match, [Needed]} -> {glibc_too_old, File, Needed};
+        nomatch ->
+            case {Says("undefined symbol: enif_"), lists:any(Says, Foreign)} of
+                {true, _} -> {built_for_another_otp, File, Text};
+                {false, true} -> {built_for_another_architecture, File, Text};
+                {false, false} -> {load_failed, File, Text}
+            end
+    end;
+load_error(File, {_Tag, Text}) ->
+    {load_failed, File, Text}.
 
 priv_dir() ->
     case code:priv_dir(b64simd) of
@@ -197,7 +243,10 @@ weights() -> not_loaded().
 
 -endif.
 
-%% Raised by a stub whose NIF is not loaded: why the library did not load.
+%% Raised by a stub whose NIF is not loaded: why the library did not load,
+%% as data and in words. Its sentence comes from `b64simd_messages', the one
+%% call this module makes upward, on this path only.
 not_loaded() ->
     Reason = persistent_term:get({?MODULE, load_error}, unknown),
-    erlang:nif_error({b64simd_nif_not_loaded, Reason}).
+    erlang:nif_error({b64simd_nif_not_loaded, Reason,
+                      unicode:characters_to_binary(b64simd_messages:load_error(Reason))}).

@@ -53,17 +53,18 @@ table(mime) ->
     #{mode => modes(mime),
       padding => paddings()};
 table(hex_encode) ->
-    %% OTP's words for `binary:encode_hex/2''s case.
-    #{'case' => #{uppercase => 0, lowercase => 1}};
+    %% Base16's case is an argument, not a map: OTP's words for
+    %% `binary:encode_hex/2''s case are taken too.
+    #{letter_case => (cases(hex_encode))#{uppercase => 0, lowercase => 1}};
 table(hex_decode) ->
-    #{'case' => #{uppercase => 0, lowercase => 1, mixed => 2}};
+    #{letter_case => (cases(hex_decode))#{uppercase => 0, lowercase => 1}};
 table(base32_encode) ->
     #{alphabet => alphabets(),
-      'case' => cases(base32_encode),
+      letter_case => cases(base32_encode),
       padding => paddings()};
 table(base32_decode) ->
     #{alphabet => alphabets(),
-      'case' => cases(base32_decode),
+      letter_case => cases(base32_decode),
       padding => paddings()}.
 
 %% The values of the options that the common shapes of map hold, each its
@@ -79,7 +80,8 @@ whitespaces(_Kind) -> #{}.
 
 alphabets() -> #{standard => 0, hex => 8}.
 
-cases(base32_encode) -> #{upper => 0, lower => 1};
+%% The letter case, one word in Base16 and Base32 (`case' is reserved).
+cases(Kind) when Kind =:= hex_encode; Kind =:= base32_encode -> #{upper => 0, lower => 1};
 cases(_Decode) -> #{upper => 0, lower => 1, mixed => 2}.
 
 %% @doc The integer the NIF takes for these options, or `badarg' for a
@@ -116,7 +118,7 @@ flags(Kind, Options) when is_map(Options) ->
                   when ?IS_BASE64(Kind) ->
                     with(with(bits(modes(Kind), Mode), bits(paddings(), Padding)),
                          bits(whitespaces(Kind), Whitespace));
-                #{alphabet := Alphabet, 'case' := Case, padding := Padding}
+                #{alphabet := Alphabet, letter_case := Case, padding := Padding}
                   when ?IS_BASE32(Kind) ->
                     with(with(bits(alphabets(), Alphabet), bits(cases(Kind), Case)),
                          bits(paddings(), Padding));
@@ -133,7 +135,8 @@ unset(Kind) when ?IS_HEX(Kind) -> 0;
 unset(_Kind) -> bits(paddings(), true).
 
 %% @doc The bits of one option of a kind, or `badarg' for a key the kind
-%% does not take or a bad value: for an option passed alone (Base16's case).
+%% does not take or a bad value: for an option passed alone (Base16's
+%% `letter_case').
 -spec bits(kind(), atom(), term()) -> non_neg_integer() | badarg.
 bits(Kind, Key, Value) ->
     option_bits(table(Kind), Key, Value).

@@ -175,6 +175,14 @@ both_arguments_described_test() ->
             ?assertMatch(#{1 := _, 2 := _}, b64simd:format_error(badarg, Stack))
     end.
 
+%% A bad element is named by its position counted from 0, as byte offsets
+%% are, one index per level of nesting.
+bad_element_position_test() ->
+    Data = [<<"QQ">>, [$=, foo]],
+    ?assertEqual(foo, lists:nth(1 + 1, lists:nth(1 + 1, Data))),
+    Message = unicode:characters_to_list(caught_message(fun() -> b64simd:decode(Data) end)),
+    ?assertNotEqual(nomatch, string:find(Message, "the element at [1,1] is foo"), Message).
+
 bitstring_message_test() ->
     Message = unicode:characters_to_list(caught_message(fun() -> b64simd:encode(<<1:3>>) end)),
     ?assertNotEqual(nomatch, string:find(Message, "not a whole number of bytes"), Message).
@@ -330,11 +338,11 @@ option_parser_agrees_with_the_nif_test_() ->
              decode => [{mode, [standard, urlsafe, any]}, {padding, [true, false]},
                         {whitespace, [skip, reject]}, {canonical, [false, true]}],
              mime => [{mode, [standard, urlsafe, any]}, {padding, [true, false]}],
-             hex_encode => [{'case', [uppercase, lowercase]}],
-             hex_decode => [{'case', [uppercase, lowercase, mixed]}],
-             base32_encode => [{alphabet, [standard, hex]}, {'case', [upper, lower]},
+             hex_encode => [{letter_case, [upper, lower, uppercase, lowercase]}],
+             hex_decode => [{letter_case, [upper, lower, mixed, uppercase, lowercase]}],
+             base32_encode => [{alphabet, [standard, hex]}, {letter_case, [upper, lower]},
                                {padding, [true, false]}],
-             base32_decode => [{alphabet, [standard, hex]}, {'case', [upper, lower, mixed]},
+             base32_decode => [{alphabet, [standard, hex]}, {letter_case, [upper, lower, mixed]},
                                {padding, [true, false]}]},
     Layout = b64simd_nif:flag_layout(),
     [{atom_to_list(Kind),
@@ -365,13 +373,9 @@ expected_flags(Map, Keys, Layout) ->
                            end
                    end,
             %% Base16's case and Base32's: upper by default.
-            Upper = case maps:find('case', Layout) of
-                        {ok, #{uppercase := _}} -> uppercase;
-                        _ -> upper
-                    end,
             Bits(mode, standard) bor Bits(padding, true) bor Bits(whitespace, skip)
                 bor Bits(canonical, false) bor Bits(line_break, crlf)
-                bor Bits(alphabet, standard) bor Bits('case', Upper)
+                bor Bits(alphabet, standard) bor Bits(letter_case, upper)
                 bor (maps:get(line_length, Map, 0) bsl 8)
     end.
 

@@ -194,15 +194,38 @@ calls_are_charged_their_weight_test() ->
 
 bad_arguments_test() ->
     [?assertError(badarg, b64simd_hex:encode_hex(Bad)) || Bad <- [atom, 1, [256], <<1:3>>]],
-    ?assertError(badarg, b64simd_hex:encode_hex(<<"a">>, upper)),
+    ?assertError(badarg, b64simd_hex:encode_hex(<<"a">>, up)),
     ?assertError(badarg, b64simd_hex:encode_hex(<<"a">>, mixed)),
-    ?assertError(badarg, b64simd_hex:decode_hex(<<"61">>, upper)),
+    ?assertError(badarg, b64simd_hex:decode_hex(<<"61">>, up)),
     ?assertError(badarg, b64simd_hex:try_decode_hex(atom)),
     ?assertError(badarg, b64simd_hex:is_valid_hex(<<"61">>, #{})),
     ?assertError({invalid_character, 1}, b64simd_hex:decode_hex(<<"1x">>)),
     ?assertError({incomplete, 2}, b64simd_hex:decode_hex([<<"1">>, "23"])),
     %% OTP strips no prefix, and neither do we (const-hex would, given room).
     ?assertEqual({error, {invalid_character, 1}}, b64simd_hex:try_decode_hex(<<"0x12">>)).
+
+%% One vocabulary for the letter case: Base32's `letter_case' values are
+%% Base16's, which takes OTP's `uppercase' and `lowercase' as well; the
+%% words give what OTP's `binary:encode_hex/1' gives, in that case.
+one_letter_case_vocabulary_test() ->
+    Data = <<"foo", 16#AB, 16#CD, 16#EF>>,
+    Upper = binary:encode_hex(Data),
+    Lower = string:lowercase(Upper),
+    [begin
+         ?assertEqual(Hex, b64simd_hex:encode_hex(Data, Word), Word),
+         ?assertEqual(Hex, b64simd_hex:encode_hex(Data, Otp), Otp),
+         ?assertEqual({ok, Data}, b64simd_hex:try_decode_hex(Hex, Word), Word),
+         ?assertEqual({ok, Data}, b64simd_hex:try_decode_hex(Hex, Otp), Otp),
+         ?assertMatch({error, {invalid_character, _}}, b64simd_hex:try_decode_hex(Other, Word),
+                      Word),
+         ?assert(b64simd_base32:is_valid(b64simd_base32:encode(Data, #{letter_case => Word}),
+                                         #{letter_case => Word}), Word)
+     end || {Word, Otp, Hex, Other} <- [{upper, uppercase, Upper, Lower},
+                                        {lower, lowercase, Lower, Upper}]],
+    ?assertEqual({ok, Data}, b64simd_hex:try_decode_hex(<<"666F6fABcdEF">>, mixed)),
+    Base32Words = maps:keys(maps:get(letter_case, b64simd_options:table(base32_decode))),
+    Base16Words = maps:keys(maps:get(letter_case, b64simd_options:table(hex_decode))),
+    ?assertEqual([], Base32Words -- Base16Words).
 
 messages_test() ->
     Explain = fun b64simd_test_lib:explained/1,
@@ -213,7 +236,7 @@ messages_test() ->
                  Explain(fun() -> b64simd_hex:decode_hex(<<"66a6">>, uppercase) end)),
     ?assertEqual("odd number of hex digits: the digit at byte 2 has no pair; the input is "
                  "truncated", Explain(fun() -> b64simd_hex:decode_hex(<<"666">>) end)),
-    ?assertEqual("bad case upper; expected one of [lowercase,uppercase]",
-                 Explain(fun() -> b64simd_hex:encode_hex(<<"a">>, upper) end)),
+    ?assertEqual("bad letter case up; expected one of [lower,lowercase,upper,uppercase]",
+                 Explain(fun() -> b64simd_hex:encode_hex(<<"a">>, up) end)),
     ?assertMatch("not iodata" ++ _, Explain(fun() -> b64simd_hex:decode_hex(atom) end)),
     ?assertEqual("invalid hex digit at byte 3", b64simd_hex:format_error({invalid_character, 3})).

@@ -13,17 +13,17 @@
 -define(MAX_EXHAUSTIVE, 1100).
 
 encode_option_sets() ->
-    [#{alphabet => A, 'case' => C, padding => P}
+    [#{alphabet => A, letter_case => C, padding => P}
      || A <- [standard, hex], C <- [upper, lower], P <- [true, false]]
-        ++ [#{}, #{padding => false}, #{alphabet => hex}, #{'case' => lower}].
+        ++ [#{}, #{padding => false}, #{alphabet => hex}, #{letter_case => lower}].
 
 decode_option_sets() ->
-    [#{alphabet => A, 'case' => C, padding => P}
+    [#{alphabet => A, letter_case => C, padding => P}
      || A <- [standard, hex], C <- [upper, lower, mixed], P <- [true, false]].
 
 %% The options that decode what `encode' wrote under `Encode'.
 decoding(Encode) ->
-    maps:with([alphabet, 'case', padding], Encode).
+    maps:with([alphabet, letter_case, padding], Encode).
 
 decoded(Text, Options) ->
     Result = b64simd_base32:try_decode(Text, Options),
@@ -83,10 +83,10 @@ every_byte_everywhere_test_() ->
 
 every_byte_everywhere() ->
     _ = seed(base32_every_byte_everywhere),
-    OptionSets = [#{}, #{'case' => mixed, padding => false},
-                  #{alphabet => hex, 'case' => lower},
-                  #{alphabet => hex, 'case' => mixed, padding => false},
-                  #{'case' => lower, padding => false}, #{alphabet => hex}],
+    OptionSets = [#{}, #{letter_case => mixed, padding => false},
+                  #{alphabet => hex, letter_case => lower},
+                  #{alphabet => hex, letter_case => mixed, padding => false},
+                  #{letter_case => lower, padding => false}, #{alphabet => hex}],
     [begin
          Text = b64simd_ref:base32_encode(rand:bytes(Length), #{padding => Padding}),
          [begin
@@ -146,15 +146,15 @@ sliced() ->
          ok = b64simd_nif:set_slice_bytes(Slice),
          [begin
               Data = rand:bytes(Length),
-              Text = b64simd_base32:encode(Data, #{'case' => lower}),
-              ?assertEqual(b64simd_ref:base32_encode(Data, #{'case' => lower}), Text),
-              ?assertEqual({ok, Data}, decoded(Text, #{'case' => mixed})),
+              Text = b64simd_base32:encode(Data, #{letter_case => lower}),
+              ?assertEqual(b64simd_ref:base32_encode(Data, #{letter_case => lower}), Text),
+              ?assertEqual({ok, Data}, decoded(Text, #{letter_case => mixed})),
               [begin
                    <<Before:At/binary, _, After/binary>> = Text,
                    [begin
                         Bad = <<Before/binary, Byte, After/binary>>,
-                        ?assertEqual(b64simd_ref:base32_decode(Bad, #{'case' => lower}),
-                                     decoded(Bad, #{'case' => lower}),
+                        ?assertEqual(b64simd_ref:base32_decode(Bad, #{letter_case => lower}),
+                                     decoded(Bad, #{letter_case => lower}),
                                      label({Slice, Bad}))
                     end
                     || Byte <- [$=, $A, $1]]
@@ -192,7 +192,7 @@ calls_are_charged_their_weight_test() ->
 
 bad_arguments_test() ->
     ?assertError(badarg, b64simd_base32:encode(atom)),
-    ?assertError(badarg, b64simd_base32:encode(<<"a">>, #{'case' => mixed})),
+    ?assertError(badarg, b64simd_base32:encode(<<"a">>, #{letter_case => mixed})),
     ?assertError(badarg, b64simd_base32:encode(<<"a">>, #{alphabet => crockford})),
     ?assertError(badarg, b64simd_base32:decode(<<"ME======">>, #{cas => lower})),
     ?assertError(badarg, b64simd_base32:try_decode(<<"ME======">>, [{padding, false}])),
@@ -206,7 +206,7 @@ messages_test() ->
     ?assertEqual("invalid base32 character 0x30 ('0') at byte 8; use alphabet => hex for the "
                  "extended hex alphabet",
                  Explain(fun() -> b64simd_base32:decode(<<"MZXW6YTB01======">>) end)),
-    ?assertEqual("invalid base32 character 0x6D ('m') at byte 0; use 'case' => mixed to accept "
+    ?assertEqual("invalid base32 character 0x6D ('m') at byte 0; use letter_case => mixed to accept "
                  "both cases", Explain(fun() -> b64simd_base32:decode(<<"mzxw6ytb">>) end)),
     ?assertEqual("invalid base32 character 0x57 ('W') at byte 0; use alphabet => standard for "
                  "the standard alphabet",
@@ -218,4 +218,9 @@ messages_test() ->
     ?assertMatch("the last group of base32 characters, from byte 0, has 1, 3 or 6" ++ _,
                  Explain(fun() -> b64simd_base32:decode(<<"MZX">>, #{padding => false}) end)),
     ?assertEqual("unknown option cas",
-                 Explain(fun() -> b64simd_base32:decode(<<"ME======">>, #{cas => lower}) end)).
+                 Explain(fun() -> b64simd_base32:decode(<<"ME======">>, #{cas => lower}) end)),
+    %% The key of earlier versions is refused with the name of the new one.
+    [?assertEqual("unknown option 'case'; the letter case is the option letter_case now (case "
+                  "is a reserved word in Erlang)", Explain(Call))
+     || Call <- [fun() -> b64simd_base32:decode(<<"ME======">>, #{'case' => lower}) end,
+                 fun() -> b64simd_base32:encode(<<"a">>, #{'case' => lower}) end]].

@@ -200,7 +200,7 @@ hex_digit(_C, _Case) -> bad.
 %% standard, upper, padded).
 -spec base32_encode(binary(), map()) -> binary().
 base32_encode(Data, Options) ->
-    Symbols = list_to_tuple(base32_symbols(Options, maps:get('case', Options, upper))),
+    Symbols = list_to_tuple(base32_symbols(Options, maps:get(letter_case, Options, upper))),
     Bits = bit_size(Data),
     Pad = (5 - Bits rem 5) rem 5,
     Body = << <<(element(S + 1, Symbols))>> || <<S:5>> <= <<Data/bitstring, 0:Pad>> >>,
@@ -225,7 +225,7 @@ base32_symbols(Options, Case) ->
 %% then its padding, then its length.
 -spec base32_decode(binary(), map()) -> {ok, binary()} | {error, term()}.
 base32_decode(Text, Options) ->
-    Case = maps:get('case', Options, upper),
+    Case = maps:get(letter_case, Options, upper),
     Values = maps:from_list(lists:append(
                 [[{S, V} || Case =/= lower] ++ [{string:to_lower(S), V} || Case =/= upper]
                  || {S, V} <- lists:zip(base32_symbols(Options, upper), lists:seq(0, 31))])),

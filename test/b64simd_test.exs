@@ -31,10 +31,11 @@ defmodule B64SimdTest do
     end
   end
 
+  # A bang function's result, or its ArgumentError's message.
   defp bang(fun) do
     {:ok, fun.()}
   rescue
-    ArgumentError -> :argument_error
+    error in ArgumentError -> {:error, error.message}
   end
 
   defp assert_same_as_base(text) do
@@ -89,7 +90,7 @@ defmodule B64SimdTest do
     assert length(entries) >= 8
   end
 
-  test "decode64! says what is wrong in Base's words, for every reason" do
+  test "try_decode64's message says what is wrong in Elixir's words, for every reason" do
     for {text, opts, wanted} <- [
           {"Zm9vYg", [], "missing '=' padding"},
           {"Zm9v-mFy", [], "0x2D ('-') at byte 4; use url_decode64"},
@@ -98,8 +99,8 @@ defmodule B64SimdTest do
           {"Zm9vY===", [], "padding at byte 5"},
           {"Zm9vY", [padding: false], "dangling single base64 character at byte 4"}
         ] do
-      decode = if :url in opts, do: &B64Simd.url_decode64!/2, else: &B64Simd.decode64!/2
-      error = assert_raise ArgumentError, fn -> decode.(text, opts -- [:url]) end
+      decode = if :url in opts, do: &B64Simd.try_url_decode64/2, else: &B64Simd.try_decode64/2
+      {:error, error} = decode.(text, opts -- [:url])
       assert error.message =~ wanted, "#{inspect(text)}: #{error.message}"
       refute error.message =~ "=>", "an Erlang option in #{inspect(error.message)}"
     end
@@ -158,13 +159,13 @@ defmodule B64SimdTest do
     Enum.each(strings, &assert_same_as_base/1)
   end
 
-  test "decode64! names the problem and its offset" do
-    error = assert_raise ArgumentError, fn -> B64Simd.decode64!("Zm9v-mFy") end
+  test "try_decode64 names the problem and its offset, and the option that accepts it" do
+    {:error, error} = B64Simd.try_decode64("Zm9v-mFy")
     assert error.message =~ "at byte 4"
     assert error.message =~ "use url_decode64"
-    error = assert_raise ArgumentError, fn -> B64Simd.decode64!("Zm9vYg") end
+    {:error, error} = B64Simd.try_decode64("Zm9vYg")
     assert error.message =~ "padding: false"
-    error = assert_raise ArgumentError, fn -> B64Simd.decode64!("Zm9v\nYg==") end
+    {:error, error} = B64Simd.try_decode64("Zm9v\nYg==")
     assert error.message =~ "ignore: :whitespace"
     assert_raise ArgumentError, fn -> B64Simd.decode64!("Zm9vYg==", padding: :maybe) end
     assert_raise ArgumentError, fn -> B64Simd.decode64!("Zm9vYg==", ignore: :tabs) end
@@ -236,7 +237,7 @@ defmodule B64SimdTest do
     assert B64Simd.decode64("-_+/") == :error
   end
 
-  test "try_decode64 gives the reason as data and its message in Base's words" do
+  test "try_decode64 gives the reason as data, where decode64! raises Base's message" do
     for {text, opts, reason} <- [
           {"Zm9vYg", [], :missing_padding},
           {"Zm9v-mFy", [], {:invalid_character, 4}},
@@ -246,12 +247,10 @@ defmodule B64SimdTest do
       assert {:error, %B64Simd.DecodeError{reason: ^reason} = error} =
                B64Simd.try_decode64(text, opts)
 
-      assert Exception.message(error) ==
-               (try do
-                  B64Simd.decode64!(text, opts)
-                rescue
-                  e in ArgumentError -> e.message
-                end)
+      assert bang(fn -> B64Simd.decode64!(text, opts) end) ==
+               bang(fn -> Base.decode64!(text, opts) end)
+
+      refute Exception.message(error) == elem(bang(fn -> Base.decode64!(text, opts) end), 1)
     end
 
     assert B64Simd.try_url_decode64("__4=") == {:ok, <<255, 254>>}
@@ -387,6 +386,142 @@ defmodule B64SimdTest do
 
     for example <- examples do
       Code.eval_string(example)
+    end
+  end
+
+  # Every message Base's bang functions raise, on every one of them, with
+  # Base's message on this Elixir as the oracle: each byte in place of each
+  # character of a valid text (the non-alphabet characters, which Base
+  # writes with inspect), the text cut short and padded too much or too
+  # early (padding, and Base16's length).
+  test "every bang function raises Base's message, for each message Base has" do
+    kinds = ["non-alphabet character found", "incorrect padding", "string given to decode"]
+
+    functions = [
+      {:decode64!, Base.encode64("foob"), [[], [padding: false], [ignore: :whitespace]]},
+      {:url_decode64!, Base.url_encode64("foob"), [[], [padding: false]]},
+      {:decode16!, Base.encode16("foo"), [[], [case: :lower], [case: :mixed]]},
+      {:decode32!, Base.encode32("foob"), [[], [padding: false], [case: :lower]]},
+      {:hex_decode32!, Base.hex_encode32("foob"), [[], [padding: false], [case: :mixed]]}
+    ]
+
+    for {name, valid, options} <- functions do
+      size = byte_size(valid)
+
+      texts =
+        for(at <- 0..(size - 1), byte <- 0..255, do: replace(valid, at, byte)) ++
+          for(cut <- 1..size, do: binary_part(valid, 0, size - cut)) ++
+          [valid <> "=", "=" <> valid, valid <> valid, valid <> "A"]
+
+      raised =
+        for opts <- options, text <- texts, reduce: MapSet.new() do
+          raised ->
+            base = bang(fn -> apply(Base, name, [text, opts]) end)
+            label = inspect({name, text, opts})
+            assert bang(fn -> apply(B64Simd, name, [text, opts]) end) == base, label
+
+            case base do
+              {:ok, _} ->
+                raised
+
+              {:error, message} ->
+                kind = Enum.find(kinds, &String.starts_with?(message, &1))
+                assert kind, "#{label}: Base raised a message this test does not know: #{message}"
+                MapSet.put(raised, kind)
+            end
+        end
+
+      wanted = if name == :decode16!, do: [hd(kinds), List.last(kinds)], else: Enum.take(kinds, 2)
+      assert raised == MapSet.new(wanted), "#{name} raised #{inspect(raised)}"
+    end
+  end
+
+  defp replace(text, at, byte) do
+    <<front::binary-size(at), _, back::binary>> = text
+    <<front::binary, byte, back::binary>>
+  end
+
+  # Positions count from 0 everywhere: a byte offset, as :binary.at/2 does,
+  # and a list element, as Enum.at/2 does.
+  test "a bad argument is said in Elixir's words, raised from the call made" do
+    calls = [
+      {&B64Simd.decode64/1, :hello, inspect(:hello)},
+      {&B64Simd.encode64/1, %{a: 1}, inspect(%{a: 1})},
+      {&B64Simd.encode16/1, ["ab", :c], "the element at [1] is :c"},
+      {&B64Simd.decode32!/1, ["ME", ["==", 1.5]], "the element at [1, 1] is 1.5"},
+      {&B64Simd.valid64?/1, [?Q | :tail], "ends in the tail :tail"},
+      {&B64Simd.url_decode64!/1, <<1::3>>, "not a whole number of bytes"},
+      {&(&1 |> B64Simd.decode64_stream() |> Enum.to_list()), ["QQ", :x], inspect(:x)},
+      {&(&1 |> B64Simd.encode64_stream() |> Enum.to_list()), [[256]], "the element at [0]"}
+    ]
+
+    assert Enum.at(["ab", :c], 1) == :c
+    assert ["ME", ["==", 1.5]] |> Enum.at(1) |> Enum.at(1) == 1.5
+
+    for {call, argument, shown} <- calls do
+      {error, stacktrace} =
+        try do
+          call.(argument)
+          flunk("no error for #{inspect(argument)}")
+        rescue
+          error -> {error, __STACKTRACE__}
+        end
+
+      label = inspect(argument)
+      assert %ArgumentError{message: "not iodata: " <> _} = error, label
+      assert error.message =~ shown, "#{label}: #{error.message}"
+      assert [{B64Simd, _, arity, _} | _] = stacktrace, label
+      assert is_integer(arity), "#{label}: arguments in the stack trace"
+
+      for {module, _, args, _} <- stacktrace, is_list(args) do
+        refute module in [:b64simd, :b64simd_hex, :b64simd_base32, :b64simd_stream],
+               "#{label}: the Erlang call in the stack trace: #{inspect(stacktrace)}"
+      end
+    end
+  end
+
+  # The streams are Enumerables of their own: a consumer that stops early,
+  # one that suspends after each element (zip), and a source that says
+  # halted when it runs out (Stream.resource, as File.stream! does) all get
+  # what Enum.to_list/1 of the whole gets, and the source is closed.
+  test "streams follow the Enumerable protocol with any consumer and source" do
+    data = :binary.copy("stream me", 101)
+    pieces = for <<piece::binary-size(9) <- data>>, do: piece
+    text = B64Simd.encode64(data)
+
+    resource = fn list ->
+      parent = self()
+
+      Stream.resource(
+        fn -> list end,
+        fn
+          [] -> {:halt, []}
+          [head | tail] -> {[head], tail}
+        end,
+        fn _ -> send(parent, :closed) end
+      )
+    end
+
+    for {stream, whole} <- [
+          {&B64Simd.encode64_stream/1, text},
+          {&B64Simd.decode64_stream/1, data}
+        ],
+        input =
+          if(whole == text,
+            do: pieces,
+            else:
+              Enum.chunk_every(text |> :binary.bin_to_list(), 7)
+              |> Enum.map(&IO.iodata_to_binary/1)
+          ) do
+      all = input |> stream.() |> Enum.to_list()
+      assert IO.iodata_to_binary(all) == whole
+      assert input |> resource.() |> stream.() |> Enum.to_list() == all
+      assert_received :closed
+      assert input |> resource.() |> stream.() |> Enum.take(2) == Enum.take(all, 2)
+      assert_received :closed
+      zipped = input |> stream.() |> Stream.zip(Stream.iterate(0, &(&1 + 1))) |> Enum.to_list()
+      assert Enum.map(zipped, &elem(&1, 0)) == all
+      assert input |> stream.() |> Enum.take(length(all) + 1) == all
     end
   end
 

@@ -45,24 +45,45 @@ fn kernels() -> Vec<(&'static str, bool)> {
 
 /// The kernels this CPU can run, best first.
 pub fn supported() -> Vec<&'static str> {
-    kernels()
-        .into_iter()
+    supported_among(&kernels())
+}
+
+fn supported_among(kernels: &[(&'static str, bool)]) -> Vec<&'static str> {
+    kernels
+        .iter()
         .filter(|(_, ok)| *ok)
-        .map(|(name, _)| name)
+        .map(|(name, _)| *name)
         .collect()
 }
 
+/// Why a forced kernel must not be used, as data: the NIF hands it to
+/// Erlang, where `b64simd_messages` says it in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// A kernel of this build whose instructions the CPU lacks, and the
+    /// kernels the CPU can run.
+    Unsupported {
+        kernel: &'static str,
+        supported: Vec<&'static str>,
+    },
+    /// A name simdutf runs no kernel for in this build, and the names of
+    /// those it has.
+    Unknown {
+        name: String,
+        known: Vec<&'static str>,
+    },
+}
+
 /// The kernel simdutf will use in this process, or why it must not be used.
-pub fn active() -> Result<&'static str, String> {
+pub fn active() -> Result<&'static str, Refusal> {
     let name = resolve(std::env::var(FORCE_VARIABLE).ok().as_deref())?;
     if simdutf_runs_a_kernel() {
         Ok(name)
     } else {
-        Err(format!(
-            "simdutf has no kernel named {name:?} in this build: it runs none \
-             (known here: {})",
-            supported().join(", ")
-        ))
+        Err(Refusal::Unknown {
+            name: name.to_owned(),
+            known: supported(),
+        })
     }
 }
 
@@ -77,21 +98,28 @@ fn simdutf_runs_a_kernel() -> bool {
     written == 4 && &output == b"AA=="
 }
 
-fn resolve(forced: Option<&str>) -> Result<&'static str, String> {
-    let kernels = kernels();
+fn resolve(forced: Option<&str>) -> Result<&'static str, Refusal> {
+    resolve_among(forced, kernels())
+}
+
+/// `resolve` on a CPU that can run the kernels marked true in `kernels`.
+fn resolve_among(
+    forced: Option<&str>,
+    kernels: Vec<(&'static str, bool)>,
+) -> Result<&'static str, Refusal> {
+    let supported = supported_among(&kernels);
     match forced {
-        None => Ok(supported().first().copied().unwrap_or("fallback")),
+        None => Ok(supported.first().copied().unwrap_or("fallback")),
         Some(name) => match kernels.iter().find(|(known, _)| *known == name) {
             Some((known, true)) => Ok(known),
-            Some((known, false)) => Err(format!(
-                "{FORCE_VARIABLE}={known}: this CPU lacks the instructions of simdutf's {known} kernel; \
-                 supported here: {}",
-                supported().join(", ")
-            )),
-            None => Err(format!(
-                "{FORCE_VARIABLE}={name:?} names no simdutf kernel; known here: {}",
-                kernels.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
-            )),
+            Some((known, false)) => Err(Refusal::Unsupported {
+                kernel: known,
+                supported,
+            }),
+            None => Err(Refusal::Unknown {
+                name: name.to_owned(),
+                known: kernels.iter().map(|(known, _)| *known).collect(),
+            }),
         },
     }
 }
@@ -121,9 +149,36 @@ mod tests {
 
     #[test]
     fn unknown_names_are_refused() {
-        let err = resolve(Some("pentium")).unwrap_err();
-        assert!(err.contains("names no simdutf kernel"), "{err}");
-        assert!(resolve(Some("")).is_err());
+        let known: Vec<_> = kernels().into_iter().map(|(name, _)| name).collect();
+        for name in ["pentium", ""] {
+            assert_eq!(
+                resolve(Some(name)),
+                Err(Refusal::Unknown {
+                    name: name.to_owned(),
+                    known: known.clone()
+                })
+            );
+        }
+    }
+
+    /// What a CPU without AVX-512 is told when icelake is forced, whatever
+    /// CPU runs the test.
+    #[test]
+    fn a_kernel_the_cpu_lacks_is_refused_with_those_it_has() {
+        let cpu = vec![
+            ("icelake", false),
+            ("haswell", true),
+            ("westmere", true),
+            ("fallback", true),
+        ];
+        assert_eq!(
+            resolve_among(Some("icelake"), cpu.clone()),
+            Err(Refusal::Unsupported {
+                kernel: "icelake",
+                supported: vec!["haswell", "westmere", "fallback"]
+            })
+        );
+        assert_eq!(resolve_among(None, cpu), Ok("haswell"));
     }
 
     #[test]

@@ -181,16 +181,29 @@ pub const LAYOUT: [OptionBits; 17] = [
         &[("standard", 0), ("urlsafe", 1), ("any", 2)],
     ),
     (Kind::Mime, "padding", &[("true", PADDING), ("false", 0)]),
-    // Base16 takes OTP's `binary:encode_hex/2` words for the case.
+    // One word for the letter case in Base16 and Base32 (not `case`, which
+    // Erlang reserves), and one set of values; Base16 also takes OTP's
+    // `binary:encode_hex/2` words.
     (
         Kind::HexEncode,
-        "case",
-        &[("uppercase", 0), ("lowercase", LOWER)],
+        "letter_case",
+        &[
+            ("upper", 0),
+            ("lower", LOWER),
+            ("uppercase", 0),
+            ("lowercase", LOWER),
+        ],
     ),
     (
         Kind::HexDecode,
-        "case",
-        &[("uppercase", 0), ("lowercase", LOWER), ("mixed", MIXED)],
+        "letter_case",
+        &[
+            ("upper", 0),
+            ("lower", LOWER),
+            ("mixed", MIXED),
+            ("uppercase", 0),
+            ("lowercase", LOWER),
+        ],
     ),
     (
         Kind::Base32Encode,
@@ -199,7 +212,7 @@ pub const LAYOUT: [OptionBits; 17] = [
     ),
     (
         Kind::Base32Encode,
-        "case",
+        "letter_case",
         &[("upper", 0), ("lower", LOWER)],
     ),
     (
@@ -214,7 +227,7 @@ pub const LAYOUT: [OptionBits; 17] = [
     ),
     (
         Kind::Base32Decode,
-        "case",
+        "letter_case",
         &[("upper", 0), ("lower", LOWER), ("mixed", MIXED)],
     ),
     (

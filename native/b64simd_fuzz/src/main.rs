@@ -183,8 +183,8 @@ fn run_kernel(args: &Args, kernel: &str) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    if let Err(message) = kernel::active() {
-        eprintln!("b64simd_fuzz: {message}");
+    if let Err(refusal) = kernel::active() {
+        eprintln!("b64simd_fuzz: {} refused: {refusal:?}", kernel::FORCE_VARIABLE);
         return ExitCode::from(2);
     }
     let mut fuzzer = Fuzzer {

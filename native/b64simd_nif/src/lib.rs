@@ -18,8 +18,9 @@ mod run;
 mod stream;
 mod term;
 
-use b64simd_core::{encoder, kernel};
-use rustler::{Env, Term};
+use b64simd_core::encoder::{self, Encoder};
+use b64simd_core::kernel::{self, Refusal};
+use rustler::{Encoder as _, Env, Term};
 
 mod atoms {
     rustler::atoms! {
@@ -32,6 +33,10 @@ mod atoms {
         incomplete,
         non_canonical,
         undefined,
+        forced_kernel_unsupported,
+        unknown_kernel,
+        forced_encoder_unsupported,
+        unknown_encoder,
     }
 }
 
@@ -53,17 +58,56 @@ fn encoders() -> (&'static str, &'static str, usize) {
     )
 }
 
-fn load(_env: Env, _info: Term) -> bool {
-    match kernel::active().and_then(|_| encoder::chosen()) {
-        Ok(_) => {
+/// Loads unless a variable forces a kernel or an encoder this process
+/// cannot run. A load callback can only answer yes or no (`erlang:load_nif/2`
+/// then says "Library load-call unsuccessful"), but it runs in the process
+/// that loads the library: so it sends that process why, as data, tagged
+/// with the `load_info` term (a fresh reference `b64simd_nif:load/0`
+/// waits for). Nothing else can carry it: the library is unloaded at once,
+/// and a value kept in the process (a variable, a file) would outlive the
+/// load it explains.
+fn load(env: Env, tag: Term) -> bool {
+    match refusal(env) {
+        None => {
             calibrate::calibrate();
             true
         }
-        Err(message) => {
-            eprintln!("b64simd: refusing to load: {message}");
+        Some(reason) => {
+            // A failed send leaves b64simd_nif:load/0 the load's own text.
+            let _ = env.send(&env.pid(), (tag, reason));
             false
         }
     }
+}
+
+/// Why this process cannot run the forced kernel or encoder, as the
+/// reason `b64simd_messages` says in words, or None.
+fn refusal(env: Env) -> Option<Term> {
+    match kernel::active() {
+        Err(Refusal::Unsupported { kernel, supported }) => {
+            return Some((atoms::forced_kernel_unsupported(), kernel, supported).encode(env))
+        }
+        Err(Refusal::Unknown { name, known }) => {
+            return Some((atoms::unknown_kernel(), name, known).encode(env))
+        }
+        Ok(_) => {}
+    }
+    encoder::chosen().err()?;
+    // `chosen` refuses a known encoder only for want of the CPU's
+    // instructions, and any name it does not know; `auto` names the
+    // default choice, no encoder of its own.
+    let forced = std::env::var(encoder::FORCE_VARIABLE).unwrap_or_default();
+    let known = [Encoder::Avx2, Encoder::Simdutf].map(Encoder::name);
+    Some(if known.contains(&forced.as_str()) {
+        (atoms::forced_encoder_unsupported(), forced).encode(env)
+    } else {
+        (
+            atoms::unknown_encoder(),
+            forced,
+            vec!["auto", known[0], known[1]],
+        )
+            .encode(env)
+    })
 }
 
 rustler::init!("b64simd_nif", load = load);
