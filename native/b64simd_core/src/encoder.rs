@@ -45,8 +45,24 @@ impl Encoder {
     }
 }
 
+/// Why the encoder `B64SIMD_ENCODER` names cannot run, as data: the NIF
+/// hands it to Erlang, where `b64simd_messages` says it in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// `avx2` on a CPU without AVX2.
+    Unsupported { encoder: &'static str },
+    /// A name of no encoder, and the names it takes.
+    Unknown {
+        name: String,
+        known: [&'static str; 3],
+    },
+}
+
+/// The names `B64SIMD_ENCODER` takes: `auto` (or empty) is the default.
+pub const KNOWN: [&str; 3] = ["auto", "avx2", "simdutf"];
+
 /// The encoders this process runs, or why the one asked for cannot run.
-pub fn chosen() -> Result<Encoders, String> {
+pub fn chosen() -> Result<Encoders, Refusal> {
     choose(
         std::env::var(FORCE_VARIABLE).ok().as_deref(),
         kernel::active().ok(),
@@ -54,7 +70,7 @@ pub fn chosen() -> Result<Encoders, String> {
     )
 }
 
-fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Encoders, String> {
+fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Encoders, Refusal> {
     let (ours, simdutf) = (Encoder::Avx2, Encoder::Simdutf);
     let forced = forced.filter(|name| !name.is_empty() && *name != "auto");
     let (calls, big_calls) = match forced {
@@ -63,14 +79,15 @@ fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Enco
         None | Some("simdutf") => (simdutf, simdutf),
         Some("avx2") if avx2 => (ours, ours),
         Some("avx2") => {
-            return Err(format!(
-                "{FORCE_VARIABLE}=avx2: this CPU lacks AVX2, which b64simd's AVX2 encoder needs"
-            ))
+            return Err(Refusal::Unsupported {
+                encoder: Encoder::Avx2.name(),
+            })
         }
         Some(other) => {
-            return Err(format!(
-                "{FORCE_VARIABLE}={other:?} names no encoder; known: auto, avx2, simdutf"
-            ))
+            return Err(Refusal::Unknown {
+                name: other.to_owned(),
+                known: KNOWN,
+            })
         }
     };
     Ok(Encoders { calls, big_calls })
@@ -173,7 +190,7 @@ pub fn encode_lines_into(
 mod tests {
     use super::*;
 
-    fn encoders(calls: Encoder, big_calls: Encoder) -> Result<Encoders, String> {
+    fn encoders(calls: Encoder, big_calls: Encoder) -> Result<Encoders, Refusal> {
         Ok(Encoders { calls, big_calls })
     }
 
@@ -212,10 +229,17 @@ mod tests {
             choose(Some("avx2"), Some("westmere"), true),
             encoders(ours, ours)
         );
-        let err = choose(Some("avx2"), Some("westmere"), false).unwrap_err();
-        assert!(err.contains("lacks AVX2"), "{err}");
-        let err = choose(Some("AVX2"), haswell, true).unwrap_err();
-        assert!(err.contains("names no encoder"), "{err}");
+        assert_eq!(
+            choose(Some("avx2"), Some("westmere"), false),
+            Err(Refusal::Unsupported { encoder: "avx2" })
+        );
+        assert_eq!(
+            choose(Some("AVX2"), haswell, true),
+            Err(Refusal::Unknown {
+                name: "AVX2".into(),
+                known: KNOWN
+            })
+        );
     }
 
     /// The process's encoders are the ones its environment asks for: the

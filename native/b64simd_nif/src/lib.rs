@@ -18,7 +18,7 @@ mod run;
 mod stream;
 mod term;
 
-use b64simd_core::encoder::{self, Encoder};
+use b64simd_core::encoder::{self, Refusal as EncoderRefusal};
 use b64simd_core::kernel::{self, Refusal};
 use rustler::{Encoder as _, Env, Term};
 
@@ -92,22 +92,14 @@ fn refusal(env: Env) -> Option<Term> {
         }
         Ok(_) => {}
     }
-    encoder::chosen().err()?;
-    // `chosen` refuses a known encoder only for want of the CPU's
-    // instructions, and any name it does not know; `auto` names the
-    // default choice, no encoder of its own.
-    let forced = std::env::var(encoder::FORCE_VARIABLE).unwrap_or_default();
-    let known = [Encoder::Avx2, Encoder::Simdutf].map(Encoder::name);
-    Some(if known.contains(&forced.as_str()) {
-        (atoms::forced_encoder_unsupported(), forced).encode(env)
-    } else {
-        (
-            atoms::unknown_encoder(),
-            forced,
-            vec!["auto", known[0], known[1]],
-        )
-            .encode(env)
-    })
+    match encoder::chosen().err()? {
+        EncoderRefusal::Unsupported { encoder } => {
+            Some((atoms::forced_encoder_unsupported(), encoder).encode(env))
+        }
+        EncoderRefusal::Unknown { name, known } => {
+            Some((atoms::unknown_encoder(), name, known.to_vec()).encode(env))
+        }
+    }
 }
 
 rustler::init!("b64simd_nif", load = load);
