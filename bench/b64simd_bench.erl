@@ -497,10 +497,8 @@ print_header(Sizes, Series, Notes) ->
     io:format("OTP ~s (erts ~s), ~B schedulers, CPU: ~s~n",
               [erlang:system_info(otp_release), erlang:system_info(version),
                erlang:system_info(schedulers_online), cpu_model()]),
-    #{calls := Encoder, big_calls := BigEncoder, big_call_bytes := BigBytes} = b64simd:encoders(),
-    io:format("simdutf kernel: ~s; Base64 encoder: ~s, ~s from ~s (the slice sizes and call "
-              "charges are in the latency probe's report)~n",
-              [b64simd:kernel(), Encoder, BigEncoder, format_size(BigBytes)]),
+    io:format("simdutf kernel: ~s; Base64 encoder: ~s (the slice sizes and call charges are "
+              "in the latency probe's report)~n", [b64simd:kernel(), encoders()]),
     io:format("~B sizes from ~s to ~s, ~B series, ~B runs each lasting >= ~B ms, medians;~n"
               "MiB/s counted on the raw payload size for encode and decode~n",
               [length(Sizes), format_size(hd(Sizes)), format_size(lists:last(Sizes)),
@@ -635,6 +633,20 @@ print_target(Name, Floor, Points) ->
                                          || {S, R} <- Measured])])
     end.
 
+%% Which Base64 encoders the library runs, in words: a build from before
+%% `b64simd:encoders/0' (scripts/bench_compare.sh measures old builds too)
+%% ran simdutf's.
+encoders() ->
+    {module, b64simd} = code:ensure_loaded(b64simd),
+    case erlang:function_exported(b64simd, encoders, 0) of
+        true ->
+            #{calls := Calls, big_calls := BigCalls, big_call_bytes := BigBytes} =
+                b64simd:encoders(),
+            io_lib:format("~s, ~s from ~s", [Calls, BigCalls, format_size(BigBytes)]);
+        false ->
+            "simdutf"
+    end.
+
 %% Column label prefix for a ratio: "b64simd" -> "simd", "b64simd:mime_decode" -> "mime".
 short(#series{library = "b64simd"}) -> "simd";
 short(#series{library = "b64simd:" ++ Function}) -> lists:sublist(Function, 4);
@@ -739,9 +751,8 @@ write_gnuplot(File, PlotFile, Series, Medians) ->
                            "unset multiplot\n"]).
 
 gnuplot_preamble(PlotFile, KeyRows) ->
-    #{calls := Encoder} = b64simd:encoders(),
-    Title = io_lib:format("b64simd (~s kernel, ~s encoder) vs peers, OTP ~s, median of ~B runs",
-                          [b64simd:kernel(), Encoder, erlang:system_info(otp_release), ?RUNS]),
+    Title = io_lib:format("b64simd (~s kernel, encoder ~s) vs peers, OTP ~s, median of ~B runs",
+                          [b64simd:kernel(), encoders(), erlang:system_info(otp_release), ?RUNS]),
     ["# Drawn by scripts/bench.sh: gnuplot FILE\n",
      io_lib:format("set terminal svg size 1400,~B dynamic noenhanced font 'Helvetica,13' "
                    "background rgb 'white'~n", [540 + 20 * KeyRows]),
