@@ -47,11 +47,13 @@ c_prefix_maps="-ffile-prefix-map=$repo=/b64simd -ffile-prefix-map=$cargo_home=/c
 # A target directory of its own: these flags differ from a development build's.
 export CARGO_TARGET_DIR="$repo/_build/artifacts-target"
 
-# build [CARGO_FLAG...]: the NIF for $target, with these paths remapped.
+# build [CARGO_FLAG...]: the NIF for $target, with these paths remapped,
+# from native/ so that cargo reads native/.cargo/config.toml, as
+# scripts/build_nif.sh does.
 build() {
-    RUSTFLAGS="$prefix_maps" CFLAGS="$c_prefix_maps" CXXFLAGS="$c_prefix_maps" \
+    (cd native && RUSTFLAGS="$prefix_maps" CFLAGS="$c_prefix_maps" CXXFLAGS="$c_prefix_maps" \
         cargo build --release --locked --quiet --target "$target" "$@" \
-        --manifest-path native/b64simd_nif/Cargo.toml
+        --manifest-path b64simd_nif/Cargo.toml)
 }
 
 mkdir -p "$out"

@@ -209,11 +209,12 @@ build_from_source() {
             "update it (rustup update stable)" >&2
         exit 1
     }
-    # cargo_build [FLAG]: cargo's release build of the NIF.
+    # cargo_build [FLAG]: cargo's release build of the NIF, from native/
+    # so that cargo reads native/.cargo/config.toml.
     cargo_build() {
         # shellcheck disable=SC2086 # features: empty or two words
-        CARGO_TARGET_DIR="$target_dir" cargo build --release --locked "$@" $features \
-            --manifest-path "$crate/Cargo.toml"
+        (cd "$native" && CARGO_TARGET_DIR="$target_dir" cargo build --release --locked "$@" \
+            $features --manifest-path "$crate/Cargo.toml")
     }
     if source_build_is_current; then
         # The files say nothing changed; cargo checks the rest, quietly.
