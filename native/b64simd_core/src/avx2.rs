@@ -11,8 +11,9 @@
 //! 32-bit lane one 3-byte group; two 16-bit multiplies move its four 6-bit
 //! values into four bytes; a 16-entry table lookup turns each value into its
 //! character. The last whole groups are a round read from the input's last
-//! 32 bytes; the bytes after them, the padding and inputs under 32 bytes are
-//! encoded by plain code.
+//! 32 bytes; inputs of 16 to 31 bytes take the same rounds on 128-bit
+//! registers; the bytes after the whole groups, the padding and inputs under
+//! 16 bytes are encoded by plain code.
 //!
 //! Held byte for byte to simdutf's encoder and to a scalar reference at
 //! every length 0..=4096 and every alignment (the tests below), and by the
@@ -261,7 +262,7 @@ unsafe fn line_rounds<const LENGTH: usize>(
 
 /// Plain code, the definition of the encoding (RFC 4648 section 4) that
 /// the rounds are held to: it encodes what the rounds leave (an input under
-/// 32 bytes, a group between the rounds, the bytes after the whole groups
+/// 16 bytes, a group between the rounds, the bytes after the whole groups
 /// and the padding). `output` is exactly the encoding of `input`.
 fn encode_tail(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
     let characters = characters(opts.alphabet);
@@ -314,8 +315,8 @@ unsafe fn rounds<const STREAMING: bool>(
 }
 
 /// Encodes every whole 3-byte group of `input` into the start of
-/// `output`, if it has at least 32 bytes; returns the bytes read and
-/// written (none for a shorter input). The caller must make sure that the
+/// `output`, if it has at least 16 bytes (`half_rounds` under 32); returns
+/// the bytes read and written (none for a shorter input). The caller must make sure that the
 /// CPU has AVX2, and when `STREAMING` that `output` is 32-byte aligned;
 /// `output` must hold at least the encoding of the groups (it is checked).
 #[cfg(target_arch = "x86_64")]
@@ -333,7 +334,7 @@ unsafe fn rounds<const STREAMING: bool>(
     // 24 (rounds - 1) + 28 = 24 rounds + 4 <= input.len() bytes: this count.
     let len = input.len();
     if len < 32 {
-        return (0, 0);
+        return half_rounds(input, output, opts);
     }
     let rounds = (len - 4) / 24;
     let whole = len / 3 * 3;
@@ -401,6 +402,52 @@ unsafe fn rounds<const STREAMING: bool>(
     let groups = _mm256_shuffle_epi8(bytes, _mm256_sub_epi8(constants.last_shuffle, cut));
     let characters = constants.encode(groups, multipliers);
     _mm256_storeu_si256(dst.add(last / 3 * 4).cast(), characters);
+    (whole, whole / 3 * 4)
+}
+
+/// Inputs of 16 to 31 bytes, on 128-bit registers: rounds of 12 bytes, a
+/// lane's, at bytes 0 and (from 27 whole bytes) 12, and the last whole
+/// groups read from the input's last 16 bytes, as `rounds` does with 32;
+/// returns the bytes read and written (none for a shorter input). The
+/// caller must make sure that the CPU has AVX2; `output` must hold at least
+/// the encoding of the groups (it is checked).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn half_rounds(input: &[u8], output: &mut [u8], opts: EncodeOptions) -> (usize, usize) {
+    use std::arch::x86_64::*;
+    let len = input.len();
+    if len < 16 {
+        return (0, 0);
+    }
+    let whole = len / 3 * 3;
+    assert!(whole / 3 * 4 <= output.len());
+    let src = input.as_ptr();
+    let dst = output.as_mut_ptr();
+    let constants = Constants::new(opts.alphabet);
+    let multipliers = std::hint::black_box(Multipliers::new());
+    let shuffle = _mm256_castsi256_si128(constants.shuffle);
+    // SAFETY (every load and store below): the first round reads
+    // input[0..16], the second (when whole > 24, so len >= 27)
+    // input[8..24], the last input[len - 16 .. len], all within the input
+    // (len >= 16); they write output[0..16], output[16..32] and the 16
+    // characters that end at 4 whole / 3, all within the encoding of the
+    // whole groups (the assert above; whole >= 15).
+    let first = _mm_slli_si128::<4>(_mm_loadu_si128(src.cast()));
+    let characters = constants.encode128(_mm_shuffle_epi8(first, shuffle), multipliers);
+    _mm_storeu_si128(dst.cast(), characters);
+    if whole > 24 {
+        let bytes = _mm_loadu_si128(src.add(8).cast());
+        let characters = constants.encode128(_mm_shuffle_epi8(bytes, shuffle), multipliers);
+        _mm_storeu_si128(dst.add(16).cast(), characters);
+    }
+    // The window input[whole - 12 .. whole] is bytes 4 - cut .. 16 - cut of
+    // the last 16, `cut` being the bytes after the whole groups.
+    let bytes = _mm_loadu_si128(src.add(len - 16).cast());
+    let cut = _mm_set1_epi8((len - whole) as i8);
+    let groups = _mm_shuffle_epi8(bytes, _mm_sub_epi8(shuffle, cut));
+    let characters = constants.encode128(groups, multipliers);
+    _mm_storeu_si128(dst.add(whole / 3 * 4 - 16).cast(), characters);
     (whole, whole / 3 * 4)
 }
 
@@ -497,6 +544,34 @@ impl Constants {
                 ),
             },
         }
+    }
+
+    /// `encode` on a 128-bit register: the 16 characters of 4 groups.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn encode128(
+        &self,
+        groups: std::arch::x86_64::__m128i,
+        multipliers: Multipliers,
+    ) -> std::arch::x86_64::__m128i {
+        use std::arch::x86_64::*;
+        let first_third = _mm_mulhi_epu16(groups, _mm256_castsi256_si128(multipliers.first_third));
+        let second_fourth =
+            _mm_mullo_epi16(groups, _mm256_castsi256_si128(multipliers.second_fourth));
+        let values = _mm_and_si128(
+            _mm_blendv_epi8(
+                first_third,
+                second_fourth,
+                _mm256_castsi256_si128(self.odd_bytes),
+            ),
+            _mm256_castsi256_si128(self.six_bits),
+        );
+        let index = _mm_subs_epu8(values, _mm_set1_epi8(51));
+        let index = _mm_sub_epi8(index, _mm_cmpgt_epi8(values, _mm_set1_epi8(25)));
+        _mm_add_epi8(
+            values,
+            _mm_shuffle_epi8(_mm256_castsi256_si128(self.offsets), index),
+        )
     }
 
     /// The 32 characters of a round from its 8 groups, one to a 32-bit
@@ -600,7 +675,7 @@ mod tests {
         }
         for options in all_options() {
             for value in 0..64u32 {
-                for len in [32, 33, 52, 100] {
+                for len in [16, 20, 27, 31, 32, 33, 52, 100] {
                     // Bits that make `value` appear in each character in turn.
                     let bits: Vec<u8> = (0..len * 8)
                         .map(|bit| ((value >> (5 - bit % 6)) & 1) as u8)
