@@ -283,6 +283,7 @@ fn letter_case(flags: u64, decode: bool) -> Option<LetterCase> {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 fn case_bits(case: LetterCase) -> u64 {
     match case {
         LetterCase::Upper => 0,
@@ -317,6 +318,7 @@ fn base32_alphabet(flags: u64) -> Base32Alphabet {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 fn base32_alphabet_bits(alphabet: Base32Alphabet) -> u64 {
     match alphabet {
         Base32Alphabet::Standard => 0,
@@ -324,6 +326,7 @@ fn base32_alphabet_bits(alphabet: Base32Alphabet) -> u64 {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 fn padding_bit(padding: bool) -> u64 {
     if padding {
         PADDING
@@ -344,6 +347,7 @@ impl HexEncodeOptions {
         })
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn to_flags(self) -> u64 {
         case_bits(self.case)
     }
@@ -362,6 +366,7 @@ impl HexDecodeOptions {
         })
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn to_flags(self) -> u64 {
         case_bits(self.case)
     }
@@ -383,6 +388,7 @@ impl Base32EncodeOptions {
         })
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn to_flags(self) -> u64 {
         base32_alphabet_bits(self.alphabet) | case_bits(self.case) | padding_bit(self.padding)
     }
@@ -404,12 +410,14 @@ impl Base32DecodeOptions {
         })
     }
 
+    #[cfg(any(test, feature = "testing"))]
     pub fn to_flags(self) -> u64 {
         base32_alphabet_bits(self.alphabet)
             | case_bits(self.case)
             | padding_bit(self.padding_required)
     }
 
+    #[cfg(any(test, feature = "testing"))]
     /// Every combination of the decode options (18), for exhaustive tests
     /// and the fuzzer.
     pub fn all() -> Vec<Base32DecodeOptions> {
@@ -456,6 +464,7 @@ impl EncodeOptions {
         Some((opts, lines))
     }
 
+    #[cfg(any(test, feature = "testing"))]
     /// The flags `from_flags` reads these options and lines from.
     pub fn to_flags(self, lines: Option<Lines>) -> u64 {
         let line_bits = match lines {
@@ -473,6 +482,7 @@ impl EncodeOptions {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 fn mode_bits(alphabet: Alphabet) -> u64 {
     match alphabet {
         Alphabet::Standard => 0,
@@ -506,6 +516,7 @@ impl DecodeOptions {
         })
     }
 
+    #[cfg(any(test, feature = "testing"))]
     /// The flags `from_flags` reads these options from.
     pub fn to_flags(self) -> u64 {
         let bit = |set: bool, bit: u64| if set { bit } else { 0 };
@@ -515,6 +526,7 @@ impl DecodeOptions {
             | bit(self.canonical, CANONICAL)
     }
 
+    #[cfg(any(test, feature = "testing"))]
     /// Every combination of the decode options (24), for exhaustive tests
     /// and the fuzzer.
     pub fn all() -> Vec<DecodeOptions> {
