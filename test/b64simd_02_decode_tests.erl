@@ -26,8 +26,8 @@
 %% The reference, checked
 %%====================================================================
 
-%% The rules of the briefing, one hand-typed case per clause, so that the
-%% reference is not merely self-consistent.
+%% The decoding rules as the README states them, one hand-typed case per
+%% clause, so that the reference is not merely self-consistent.
 reference_known_answers_test() ->
     Loose = #{padding => false},
     Cases = [{<<>>, #{}, {ok, <<>>}},
