@@ -18,6 +18,7 @@
 -spec main([string()]) -> no_return().
 main([NifDir]) ->
     ok = b64simd_floor_nif:load(NifDir),
+    ok = b64simd_bench:calibrated(),
     Peer = peer_loaded(),
     io:format("~n== Per-call floor: ns per call (median of ~B interleaved rounds of ~B calls), "
               "loop included; over binary:copy/1, over the floor NIF (inspect + new binary)~n", [?ROUNDS, ?CALLS]),

@@ -22,6 +22,7 @@
 -spec main() -> no_return().
 main() ->
     _ = rand:seed(exsss, ?SEED),
+    ok = b64simd_bench:calibrated(),
     Raw = [rand:bytes(32 + rand:uniform(481) - 1) || _ <- lists:seq(1, ?COUNT)],
     Encoded = [base64:encode(Binary) || Binary <- Raw],
     Libraries = [{"b64simd", fun b64simd:encode/1, fun b64simd:decode/1},

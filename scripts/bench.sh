@@ -1,8 +1,8 @@
 #!/bin/sh
 # `make bench`: throughput of b64simd against OTP base64, binary:copy/1 and,
 # when their ebin directories are given, other Base64 NIFs; Base16 and
-# Base32 against OTP's binary:encode_hex/decode_hex and Elixir's Base; then
-# the scheduler-latency probe, once bench/b64simd_latency.erl exists.
+# Base32 against OTP's binary:encode_hex/decode_hex and Elixir's Base; what
+# loading the library costs; then the scheduler-latency probe, once bench/b64simd_latency.erl exists.
 #
 #   sh scripts/bench.sh [throughput|latency|all]        (default: all)
 #
@@ -75,6 +75,7 @@ if [ "$what" != latency ]; then
     run_logged "bench/results/floor-$stamp.txt" b64simd_floor "$ebin"
     run_logged "bench/results/workload-$stamp.txt" b64simd_workload
     run_logged "bench/results/codecs-$stamp.txt" b64simd_codecs_bench
+    run_logged "bench/results/load-$stamp.txt" b64simd_load "$lib_ebin"
 fi
 
 # The Elixir facade against the Erlang calls it wraps, and Elixir's Base.

@@ -18,13 +18,15 @@
 
 -on_load(load/0).
 
+-include_lib("kernel/include/file.hrl").
+
 %% The hooks of `make test' and `make bench' exist only in a build with
 %% B64SIMD_HOOKS defined (rebar3's test profile), which loads the NIF
 %% library built with cargo's `hooks' feature; a normal build has none.
 -ifdef(B64SIMD_HOOKS).
 -export([encode_dirty/2, decode_dirty/2, flag_layout/0]).
 -export([supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0, weights/0]).
--export([set_big_call_rate/2]).
+-export([set_big_call_rate/2, calibrated/0]).
 -define(LIBRARY, "libb64simd_nif_hooks").
 -else.
 -define(LIBRARY, "libb64simd_nif").
@@ -62,10 +64,10 @@ load() ->
 %% testing the variables here would write its rules twice.
 load_library(Path) ->
     File = Path ++ ".so",
-    case filelib:is_regular(File) of
-        false ->
-            {error, {library_missing, File}};
-        true ->
+    %% file, not filelib: filelib is seldom loaded yet when this runs, and
+    %% loading it would double what loading this module costs.
+    case file:read_file_info(File) of
+        {ok, #file_info{type = regular}} ->
             Tag = make_ref(),
             case erlang:load_nif(Path, Tag) of
                 ok ->
@@ -75,7 +77,9 @@ load_library(Path) ->
                         {Tag, Refusal} -> {error, Refusal}
                     after 0 -> {error, load_error(File, Error)}
                     end
-            end
+            end;
+        _ ->
+            {error, {library_missing, File}}
     end.
 
 %% @doc The reason for an error of `erlang:load_nif/2' on the library
@@ -220,12 +224,17 @@ supported_kernels() -> not_loaded().
 -spec set_slice_bytes(non_neg_integer()) -> ok.
 set_slice_bytes(_Bytes) -> not_loaded().
 
+%% The hooks that read or set calibrated figures first wait for the
+%% calibration, which runs in the background from load; this one only waits.
+-spec calibrated() -> ok.
+calibrated() -> not_loaded().
+
 -spec slice_bytes() -> {pos_integer(), pos_integer()}.
 slice_bytes() -> not_loaded().
 
 %% What a call that fits one call is charged: {{EncodeFixedNs, EncodePsPerByte,
 %% EncodeBigPsPerByte}, {DecodeFixedNs, DecodePsPerByte, DecodeBigPsPerByte},
-%% WhitespaceFactor}, measured at load; a decode whose input held whitespace is
+%% WhitespaceFactor}, as calibrated; a decode whose input held whitespace is
 %% charged WhitespaceFactor times its bytes, and a call on 64 KiB or more also
 %% the big rate less the other per input byte (what data beyond L2 adds).
 -spec call_cost() -> {{non_neg_integer(), pos_integer(), pos_integer()},
@@ -236,7 +245,7 @@ call_cost() -> not_loaded().
 -spec set_big_call_rate(pos_integer(), pos_integer()) -> ok.
 set_big_call_rate(_EncodePs, _DecodePs) -> not_loaded().
 
-%% Each codec's weight, measured at load: what one of its input bytes costs
+%% Each codec's weight, as calibrated: what one of its input bytes costs
 %% in bytes of Base64 work of its kind (encode or decode).
 -spec weights() -> #{hex_encode | hex_decode | base32_encode | base32_decode => pos_integer()}.
 weights() -> not_loaded().

@@ -3,7 +3,7 @@
 //! more than a slice, and what a call costs, for reduction accounting
 //! (`enif_consume_timeslice`).
 //!
-//! Both are measured once at load on the active kernel, so that the scalar
+//! Both are measured once, from load, on the active kernel, so that the scalar
 //! fallback and AVX-512 both get calls of the same duration: the slicing
 //! speed on fresh memory, page faults included; the cost of a call as a
 //! loop of calls meets it, on warm memory and, for big calls, beyond L2.
@@ -104,9 +104,9 @@ pub fn calibrate_weight(codec: Codec, mut run_codec: impl FnMut(), mut run_base6
 }
 
 /// Input bytes processed per timeslice, per kind of work: the
-/// active kernel's measured speed. Conservative until calibrated.
-static ENCODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(256 * 1024);
-static DECODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(256 * 1024);
+/// active kernel's measured speed. Until calibrated, the smallest slice.
+static ENCODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTES);
+static DECODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTES);
 /// Test hook (`b64simd_nif:set_slice_bytes/1`, in builds with the `hooks`
 /// feature only): when non-zero, forces every slice to this many input
 /// bytes, so slicing is proven on small inputs.

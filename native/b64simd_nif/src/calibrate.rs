@@ -1,5 +1,8 @@
-//! Calibration at load: the active kernel's speed, so that slice sizes and
-//! charges fit whatever CPU and kernel this is.
+//! Calibration: the active kernel's speed, so that slice sizes and charges
+//! fit whatever CPU and kernel this is. It takes tens of milliseconds, so it
+//! runs on a thread of its own, started at load: loading blocks no
+//! scheduler, and calls made meanwhile are charged and sliced by `budget`'s
+//! conservative defaults.
 
 use crate::term::alloc_binary;
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
@@ -14,6 +17,82 @@ use b64simd_core::options::{
     HexEncodeOptions, LineBreak, Lines,
 };
 use b64simd_core::simd::encoded_len;
+use std::sync::{Condvar, Mutex};
+
+/// Calibrations under way: more than one only if the module is purged and
+/// loaded again before the first ends.
+static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// The calibration thread's name, which Linux shows (`/proc/PID/task/*/comm`,
+/// at most 15 bytes): the benchmark waits until it is gone.
+const CALIBRATION_THREAD: &str = "b64simd_calib";
+
+/// Starts the calibration on a thread of its own, or runs it here where
+/// no thread can be started safely.
+pub(crate) fn start() {
+    *RUNNING.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    let spawned = pin_library()
+        && std::thread::Builder::new()
+            .name(CALIBRATION_THREAD.into())
+            .spawn(run)
+            .is_ok();
+    if !spawned {
+        run();
+    }
+}
+
+fn run() {
+    calibrate();
+    *RUNNING.0.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+    RUNNING.1.notify_all();
+}
+
+/// Waits until no calibration is under way: for the hooks that read or set
+/// the calibrated figures.
+#[cfg(feature = "hooks")]
+pub(crate) fn wait() {
+    let mut running = RUNNING.0.lock().unwrap_or_else(|e| e.into_inner());
+    while *running > 0 {
+        running = RUNNING.1.wait(running).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// Keeps this library mapped for the rest of the VM's life, so that the
+/// calibration thread never runs in unmapped code: purging the module
+/// unloads its library (`dlclose`), and rustler 0.37 registers no `unload`
+/// callback in which the thread could be joined. A module loaded again
+/// after a purge then gets this same copy of the library.
+#[cfg(unix)]
+fn pin_library() -> bool {
+    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::uninit();
+    let this = pin_library as fn() -> bool as *const libc::c_void;
+    // SAFETY: dladdr only looks `this` up among the loaded objects (it is
+    // code of this library) and fills `info` when it returns non-zero.
+    if unsafe { libc::dladdr(this, info.as_mut_ptr()) } == 0 {
+        return false;
+    }
+    // SAFETY: filled by the successful dladdr above.
+    let path = unsafe { info.assume_init() }.dli_fname;
+    if path.is_null() {
+        return false;
+    }
+    // SAFETY: `path` is the NUL-terminated name of this library, valid while
+    // it is loaded, as it is while this code runs. RTLD_NOLOAD opens
+    // nothing new: it adds a reference to the loaded library, never dropped,
+    // and marks it RTLD_NODELETE.
+    let handle = unsafe {
+        libc::dlopen(
+            path,
+            libc::RTLD_LAZY | libc::RTLD_NOLOAD | libc::RTLD_NODELETE,
+        )
+    };
+    !handle.is_null()
+}
+
+#[cfg(not(unix))]
+fn pin_library() -> bool {
+    false
+}
 
 /// `len` bytes encoded into `output`, as a call does.
 fn encode(input: &[u8], output: &mut [u8]) {
@@ -27,7 +106,7 @@ fn decode(input: &[u8], output: &mut Vec<u8>) {
     let _ = job.run_to_end(input, output, usize::MAX);
 }
 
-pub(crate) fn calibrate() {
+fn calibrate() {
     let plain = vec![0x5Au8; budget::CALIBRATION_MAX_BYTES];
     let encoded_len_of = |len| encoded_len(len, true).unwrap_or(0);
     budget::calibrate(Work::Encode, |len| {

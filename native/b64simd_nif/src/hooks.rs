@@ -1,8 +1,9 @@
 //! Hooks for the tests and the benchmark, compiled only with the `hooks`
-//! feature: the kernels this CPU runs, the calibrated costs, the switch
-//! that forces tiny slices, the options' layout, and whole calls on a dirty
+//! feature: the kernels this CPU runs, the calibrated costs (once the
+//! calibration has ended), the switch that forces tiny slices, the options' layout, and whole calls on a dirty
 //! scheduler for the latency probe's comparison.
 
+use crate::calibrate;
 use crate::term::{decode_options, encode_options, error_term, new_binary, system_limit};
 use b64simd_core::budget::{self, Codec, Work};
 use b64simd_core::decode::DecodeJob;
@@ -28,9 +29,18 @@ fn set_slice_bytes(bytes: usize) -> Atom {
     rustler::types::atom::ok()
 }
 
+/// Waits until the calibration started at load has ended, so that what
+/// follows (a test of charges, a benchmark) meets the calibrated figures.
+#[rustler::nif(schedule = "DirtyCpu")]
+fn calibrated() -> Atom {
+    calibrate::wait();
+    rustler::types::atom::ok()
+}
+
 /// Calibrated input bytes per timeslice, `{Encode, Decode}`.
-#[rustler::nif]
+#[rustler::nif(schedule = "DirtyCpu")]
 fn slice_bytes() -> (usize, usize) {
+    calibrate::wait();
     (
         budget::slice_bytes(Work::Encode),
         budget::slice_bytes(Work::Decode),
@@ -40,8 +50,9 @@ fn slice_bytes() -> (usize, usize) {
 /// The calibrated cost of a call that fits one call,
 /// `{{EncodeFixedNs, EncodePsPerByte, EncodeBigPsPerByte}, {DecodeFixedNs,
 /// DecodePsPerByte, DecodeBigPsPerByte}, WhitespaceFactor}`.
-#[rustler::nif]
+#[rustler::nif(schedule = "DirtyCpu")]
 fn call_cost() -> ((usize, usize, usize), (usize, usize, usize), usize) {
+    calibrate::wait();
     (
         budget::call_cost_of(Work::Encode),
         budget::call_cost_of(Work::Decode),
@@ -50,17 +61,19 @@ fn call_cost() -> ((usize, usize, usize), (usize, usize, usize), usize) {
 }
 
 /// Sets the big-call rates, picoseconds per byte to encode and to decode.
-#[rustler::nif]
+#[rustler::nif(schedule = "DirtyCpu")]
 fn set_big_call_rate(encode_ps: usize, decode_ps: usize) -> Atom {
+    calibrate::wait();
     budget::set_big_call_rate(Work::Encode, encode_ps);
     budget::set_big_call_rate(Work::Decode, decode_ps);
     rustler::types::atom::ok()
 }
 
-/// Each codec's weight against Base64's work of its kind, measured at load:
+/// Each codec's weight against Base64's work of its kind, as calibrated:
 /// `#{hex_encode => W, hex_decode => W, base32_encode => W, base32_decode => W}`.
-#[rustler::nif]
+#[rustler::nif(schedule = "DirtyCpu")]
 fn weights(env: Env) -> NifResult<HashMap<Atom, usize>> {
+    calibrate::wait();
     [
         ("hex_encode", Codec::HexEncode),
         ("hex_decode", Codec::HexDecode),

@@ -5,7 +5,8 @@
 //! - `entry`, `calls`: the one-shot calls; `stream`: the streams' calls;
 //! - `run`: a job run within one call or a slice at a time;
 //! - `term`: binaries, errors, options; `enif`: the erl_nif calls of short
-//!   calls, linked directly; `calibrate`: the kernel's speed at load;
+//!   calls, linked directly; `calibrate`: the kernel's speed, measured in
+//!   the background from load;
 //!   `hooks`: test and benchmark hooks (cargo feature `hooks` only).
 
 mod calibrate;
@@ -69,7 +70,7 @@ fn encoders() -> (&'static str, &'static str, usize) {
 fn load(env: Env, tag: Term) -> bool {
     match refusal(env) {
         None => {
-            calibrate::calibrate();
+            calibrate::start();
             true
         }
         Some(reason) => {
