@@ -4,11 +4,12 @@
 //!
 //! - `entry`, `calls`: the one-shot calls; `stream`: the streams' calls;
 //! - `run`: a job run within one call or a slice at a time;
-//! - `term`: binaries, errors, options; `enif`: the erl_nif calls of short
-//!   calls, linked directly; `calibrate`: the kernel's speed, measured in
-//!   the background from load;
+//! - `term`: binaries, errors, options; `atoms`: the atoms they use;
+//!   `enif`: the erl_nif calls of short calls, linked directly;
+//! - `calibrate`: the kernel's speed, measured in the background from load;
 //!   `hooks`: test and benchmark hooks (cargo feature `hooks` only).
 
+mod atoms;
 mod calibrate;
 mod calls;
 mod enif;
@@ -22,24 +23,6 @@ mod term;
 use b64simd_core::encoder::{self, Refusal as EncoderRefusal};
 use b64simd_core::kernel::{self, Refusal};
 use rustler::{Encoder as _, Env, Term};
-
-mod atoms {
-    rustler::atoms! {
-        continue_ = "continue",
-        error,
-        ok,
-        missing_padding,
-        invalid_character,
-        bad_padding,
-        incomplete,
-        non_canonical,
-        undefined,
-        forced_kernel_unsupported,
-        unknown_kernel,
-        forced_encoder_unsupported,
-        unknown_encoder,
-    }
-}
 
 /// The simdutf kernel this VM runs (`icelake`, `haswell`, ...): `b64simd:kernel/0`.
 #[rustler::nif]
