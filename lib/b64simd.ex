@@ -265,7 +265,7 @@ defmodule B64Simd do
   def encode16(data, []) when is_binary(data), do: :b64simd_hex.encode_hex(data)
 
   def encode16(data, opts) when is_binary(data),
-    do: :b64simd_hex.encode_hex(data, hex_case(:encode16, opts))
+    do: :b64simd_hex.encode_hex(data, hex_case(:hex_encode, opts))
 
   def encode16(data, opts), do: encode16(flatten!(data), opts)
 
@@ -285,7 +285,7 @@ defmodule B64Simd do
   def decode16(string, opts \\ [])
 
   def decode16(string, opts) when is_binary(string),
-    do: ok_or_error(:b64simd_hex.try_decode_hex(string, hex_case(:decode16, opts)))
+    do: ok_or_error(:b64simd_hex.try_decode_hex(string, hex_case(:hex_decode, opts)))
 
   def decode16(string, opts), do: decode16(flatten!(string), opts)
 
@@ -301,7 +301,7 @@ defmodule B64Simd do
   """
   @spec decode16!(iodata, decode16_options) :: binary
   def decode16!(string, opts \\ []) do
-    letters = hex_case(:decode16, opts)
+    letters = hex_case(:hex_decode, opts)
     binary = binary!(string)
 
     case :b64simd_hex.try_decode_hex(binary, letters) do
@@ -329,7 +329,7 @@ defmodule B64Simd do
   def valid16?(string, opts \\ [])
 
   def valid16?(string, opts) when is_binary(string),
-    do: :b64simd_hex.is_valid_hex(string, hex_case(:decode16, opts))
+    do: :b64simd_hex.is_valid_hex(string, hex_case(:hex_decode, opts))
 
   def valid16?(string, opts), do: valid16?(flatten!(string), opts)
 
@@ -346,7 +346,7 @@ defmodule B64Simd do
   def encode32(data, opts \\ [])
 
   def encode32(data, opts) when is_binary(data),
-    do: :b64simd_base32.encode(data, base32_options(:encode32, :standard, opts))
+    do: :b64simd_base32.encode(data, base32_options(:base32_encode, :standard, opts))
 
   def encode32(data, opts), do: encode32(flatten!(data), opts)
 
@@ -367,7 +367,9 @@ defmodule B64Simd do
 
   def decode32(string, opts) when is_binary(string),
     do:
-      ok_or_error(:b64simd_base32.try_decode(string, base32_options(:decode32, :standard, opts)))
+      ok_or_error(
+        :b64simd_base32.try_decode(string, base32_options(:base32_decode, :standard, opts))
+      )
 
   def decode32(string, opts), do: decode32(flatten!(string), opts)
 
@@ -395,7 +397,7 @@ defmodule B64Simd do
   def valid32?(string, opts \\ [])
 
   def valid32?(string, opts) when is_binary(string),
-    do: :b64simd_base32.is_valid(string, base32_options(:decode32, :standard, opts))
+    do: :b64simd_base32.is_valid(string, base32_options(:base32_decode, :standard, opts))
 
   def valid32?(string, opts), do: valid32?(flatten!(string), opts)
 
@@ -410,7 +412,7 @@ defmodule B64Simd do
   def hex_encode32(data, opts \\ [])
 
   def hex_encode32(data, opts) when is_binary(data),
-    do: :b64simd_base32.encode(data, base32_options(:encode32, :hex, opts))
+    do: :b64simd_base32.encode(data, base32_options(:base32_encode, :hex, opts))
 
   def hex_encode32(data, opts), do: hex_encode32(flatten!(data), opts)
 
@@ -426,7 +428,8 @@ defmodule B64Simd do
   def hex_decode32(string, opts \\ [])
 
   def hex_decode32(string, opts) when is_binary(string),
-    do: ok_or_error(:b64simd_base32.try_decode(string, base32_options(:decode32, :hex, opts)))
+    do:
+      ok_or_error(:b64simd_base32.try_decode(string, base32_options(:base32_decode, :hex, opts)))
 
   def hex_decode32(string, opts), do: hex_decode32(flatten!(string), opts)
 
@@ -451,7 +454,7 @@ defmodule B64Simd do
   def hex_valid32?(string, opts \\ [])
 
   def hex_valid32?(string, opts) when is_binary(string),
-    do: :b64simd_base32.is_valid(string, base32_options(:decode32, :hex, opts))
+    do: :b64simd_base32.is_valid(string, base32_options(:base32_decode, :hex, opts))
 
   def hex_valid32?(string, opts), do: hex_valid32?(flatten!(string), opts)
 
@@ -547,7 +550,7 @@ defmodule B64Simd do
 
   defp decode32!(string, alphabet, opts) do
     binary = binary!(string)
-    options = base32_options(:decode32, alphabet, opts)
+    options = base32_options(:base32_decode, alphabet, opts)
 
     case :b64simd_base32.try_decode(binary, options) do
       {:ok, data} ->
@@ -753,9 +756,9 @@ defmodule B64Simd do
   # calls pass most are matched first, as above.
   @compile {:inline, hex_case: 2, base32_options: 3}
   defp hex_case(_kind, []), do: :upper
-  defp hex_case(:encode16, [{:case, lower}]) when lower === :lower, do: :lower
-  defp hex_case(:decode16, [{:case, mixed}]) when mixed === :mixed, do: :mixed
-  defp hex_case(:decode16, [{:case, lower}]) when lower === :lower, do: :lower
+  defp hex_case(:hex_encode, [{:case, lower}]) when lower === :lower, do: :lower
+  defp hex_case(:hex_decode, [{:case, mixed}]) when mixed === :mixed, do: :mixed
+  defp hex_case(:hex_decode, [{:case, lower}]) when lower === :lower, do: :lower
   defp hex_case(kind, opts), do: parse_options(kind, :upper, opts).letter_case
 
   defp base32_options(_kind, :standard, []),
@@ -768,9 +771,10 @@ defmodule B64Simd do
 
   defp base32_options(kind, alphabet, opts), do: parse_options(kind, alphabet, opts)
 
-  # Base's options (and ours) as b64simd's map; the first of a repeated key
-  # wins, as Keyword.get/2 reads it.
-  defp parse_options(kind, mode, opts) when is_list(opts) do
+  # Base's options (and ours) as b64simd's map over the defaults of the
+  # kind; :b64simd_options renames and checks them, and :b64simd_messages
+  # says why it refuses them.
+  defp parse_options(kind, mode, opts) do
     start =
       case kind do
         :encode ->
@@ -779,70 +783,20 @@ defmodule B64Simd do
         :decode ->
           %{mode: mode, padding: true, whitespace: :reject}
 
-        kind when kind in [:encode16, :decode16] ->
+        kind when kind in [:hex_encode, :hex_decode] ->
           %{letter_case: mode}
 
-        kind when kind in [:encode32, :decode32] ->
+        kind when kind in [:base32_encode, :base32_decode] ->
           %{alphabet: mode, letter_case: :upper, padding: true}
       end
 
-    opts
-    |> Enum.reverse()
-    |> Enum.reduce(start, fn
-      {key, value}, acc when is_atom(key) -> Map.merge(acc, option(kind, key, value))
-      _, _ -> raise ArgumentError, "expected a keyword list of options, got: #{inspect(opts)}"
-    end)
-  end
+    case :b64simd_options.from_elixir(kind, start, opts) do
+      {:ok, options} ->
+        options
 
-  defp parse_options(_kind, _mode, opts),
-    do: raise(ArgumentError, "expected a keyword list of options, got: #{inspect(opts)}")
-
-  # One option as b64simd's, or an ArgumentError naming it.
-  defp option(kind, :padding, padding)
-       when kind in [:encode, :decode, :encode32, :decode32] and is_boolean(padding),
-       do: %{padding: padding}
-
-  defp option(kind, :case, letters)
-       when (kind in [:encode16, :encode32] and letters in [:upper, :lower]) or
-              (kind in [:decode16, :decode32] and letters in [:upper, :lower, :mixed]),
-       do: %{letter_case: letters}
-
-  defp option(:encode, :line_length, length) when is_integer(length) and length > 0,
-    do: %{line_length: length}
-
-  defp option(:encode, :line_break, break) when break in [:crlf, :lf], do: %{line_break: break}
-  defp option(:decode, :ignore, :whitespace), do: %{whitespace: :skip}
-
-  defp option(:decode, :canonical, canonical) when is_boolean(canonical),
-    do: %{canonical: canonical}
-
-  defp option(:decode, :alphabet, :any), do: %{mode: :any}
-
-  defp option(kind, key, value) do
-    case Keyword.fetch(expected(kind), key) do
-      {:ok, values} ->
-        raise ArgumentError,
-              "bad value #{inspect(value)} for option #{inspect(key)}; expected #{values}"
-
-      :error ->
-        known = kind |> expected() |> Keyword.keys() |> Enum.map_join(", ", &inspect/1)
-        raise ArgumentError, "unknown option #{inspect(key)}; the options are #{known}"
+      {:error, problem} ->
+        message = :b64simd_messages.elixir_options(problem, %{inspect: &inspect/2})
+        raise ArgumentError, IO.chardata_to_string(message)
     end
   end
-
-  defp expected(:encode16), do: [case: ":upper or :lower"]
-  defp expected(:decode16), do: [case: ":upper, :lower or :mixed"]
-  defp expected(:encode32), do: [case: ":upper or :lower", padding: "true or false"]
-  defp expected(:decode32), do: [case: ":upper, :lower or :mixed", padding: "true or false"]
-
-  defp expected(:encode),
-    do: [padding: "true or false", line_length: "a positive integer", line_break: ":crlf or :lf"]
-
-  defp expected(:decode),
-    do: [
-      padding: "true or false",
-      ignore: ":whitespace",
-      canonical: "true or false",
-      alphabet: ":any"
-    ]
 end

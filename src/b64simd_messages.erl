@@ -6,7 +6,7 @@
 %% argument. No code reads these sentences back.
 -module(b64simd_messages).
 
--export([reason/2, load_error/1, arguments/2, error_map/4, not_iodata/2]).
+-export([reason/2, load_error/1, arguments/2, error_map/4, not_iodata/2, elixir_options/2]).
 
 -export_type([context/0]).
 
@@ -294,6 +294,33 @@ bad_option(Key, Value, {ok, {pos_integer, _Shift}}, _Table) ->
 bad_option(Key, Value, {ok, Values}, _Table) ->
     io_lib:format("bad value ~tp for option ~tp; expected one of ~tp",
                   [Value, Key, lists:sort(maps:keys(Values))]).
+
+%% @doc Why `B64Simd' refuses its options, in Elixir's words: the keys
+%% and values as `b64simd_options:elixir_names/1' has them, written by the
+%% context's `inspect'.
+-spec elixir_options(b64simd_options:elixir_problem(), context()) -> unicode:chardata().
+elixir_options({not_keyword, Opts}, Context) ->
+    ["expected a keyword list of options, got: ", show(Opts, Context)];
+elixir_options({unknown_option, Kind, Key}, Context) ->
+    Keys = [show(Name, Context) || {Name, _, _} <- b64simd_options:elixir_names(Kind)],
+    ["unknown option ", show(Key, Context), "; the options are ", names(Keys)];
+elixir_options({bad_value, Kind, Key, Value}, Context) ->
+    {Key, Name, Values} = lists:keyfind(Key, 1, b64simd_options:elixir_names(Kind)),
+    ["bad value ", show(Value, Context), " for option ", show(Key, Context), "; expected ",
+     expected(maps:get(Name, b64simd_options:table(Kind)), Values, Context)].
+
+%% The values an option takes, as a sentence: its own, or the table's in
+%% the order of their bits.
+expected({pos_integer, _Shift}, same, _Context) ->
+    "a positive integer";
+expected(Table, same, Context) ->
+    alternatives([show(Value, Context)
+                  || {_Bits, Value} <- lists:sort([{B, V} || {V, B} <- maps:to_list(Table)])]);
+expected(_Table, Values, Context) ->
+    alternatives([show(Value, Context) || {Value, _} <- Values]).
+
+alternatives([One]) -> One;
+alternatives(Many) -> [names(lists:droplast(Many)), " or ", lists:last(Many)].
 
 %% @doc Why `Data' is not iodata, naming the first element that is not, by
 %% its position (0-based, as byte offsets are, one index per level of

@@ -6,8 +6,9 @@
 -module(b64simd_options).
 
 -export([table/1, flags/2, bits/3, to_binary/1, finish/1, call/3]).
+-export([elixir_names/1, from_elixir/3]).
 
--export_type([kind/0]).
+-export_type([kind/0, elixir_problem/0]).
 
 -type kind() :: encode | decode | mime | hex_encode | hex_decode | base32_encode
               | base32_decode.
@@ -15,6 +16,12 @@
 %% `try_decode', `is_valid' and the decoding stream), and `mime'
 %% (`mime_decode'); Base16's (`b64simd_hex') and Base32's (`b64simd_base32')
 %% encode and decode, validation with decode.
+
+-type elixir_problem() :: {not_keyword, term()} | {unknown_option, kind(), term()}
+                        | {bad_value, kind(), atom(), term()}.
+%% Why `B64Simd' refuses its options (`b64simd_messages:elixir_options/2'
+%% says it): not a keyword list, a key the kind does not take, or a bad
+%% value.
 
 %% The kinds of Base64, Base16 (which take no padding) and Base32.
 -define(IS_BASE64(Kind), (Kind =:= encode orelse Kind =:= decode orelse Kind =:= mime)).
@@ -84,6 +91,66 @@ alphabets() -> #{standard => 0, hex => 8}.
 cases(Kind) when Kind =:= hex_encode; Kind =:= base32_encode -> #{upper => 0, lower => 1};
 cases(_Decode) -> #{upper => 0, lower => 1, mixed => 2}.
 
+%% @doc The options of `B64Simd', the Elixir facade, in the words of
+%% Elixir's `Base': each key, in the order messages list them, the key of
+%% `table/1' it stands for, and its values as `{Elixir, Erlang}' pairs in
+%% the order messages list them, or `same' for the values of `table/1'.
+-spec elixir_names(kind()) -> [{atom(), atom(), same | [{term(), term()}]}].
+elixir_names(encode) ->
+    [{padding, padding, same}, {line_length, line_length, same}, {line_break, line_break, same}];
+elixir_names(decode) ->
+    [{padding, padding, same}, {ignore, whitespace, [{whitespace, skip}]},
+     {canonical, canonical, same}, {alphabet, mode, [{any, any}]}];
+elixir_names(hex_encode) ->
+    [{'case', letter_case, base_cases(encode)}];
+elixir_names(hex_decode) ->
+    [{'case', letter_case, base_cases(decode)}];
+elixir_names(base32_encode) ->
+    [{'case', letter_case, base_cases(encode)}, {padding, padding, same}];
+elixir_names(base32_decode) ->
+    [{'case', letter_case, base_cases(decode)}, {padding, padding, same}].
+
+%% Base's letter cases, which are this table's but for OTP's `uppercase'
+%% and `lowercase' (a test holds them against it); literals, as they are
+%% read on every call that names a case.
+base_cases(encode) -> [{upper, upper}, {lower, lower}];
+base_cases(decode) -> [{upper, upper}, {lower, lower}, {mixed, mixed}].
+
+%% @doc `B64Simd''s options (a keyword list in Base's words) renamed into
+%% this table's and put over `Start'; the first of a repeated key wins, as
+%% `Keyword.get/2' reads it. Values are checked against `table/1'.
+-spec from_elixir(kind(), map(), term()) -> {ok, map()} | {error, elixir_problem()}.
+from_elixir(Kind, Start, Opts) when is_list(Opts) ->
+    renamed(Kind, elixir_names(Kind), lists:reverse(Opts), Start, Opts);
+from_elixir(_Kind, _Start, Opts) ->
+    {error, {not_keyword, Opts}}.
+
+renamed(_Kind, _Names, [], Options, _Opts) ->
+    {ok, Options};
+renamed(Kind, Names, [{Key, Value} | Rest], Options, Opts) when is_atom(Key) ->
+    case lists:keyfind(Key, 1, Names) of
+        false ->
+            {error, {unknown_option, Kind, Key}};
+        {Key, Name, Values} ->
+            case erlang_value(Kind, Name, Values, Value) of
+                {ok, Renamed} -> renamed(Kind, Names, Rest, Options#{Name => Renamed}, Opts);
+                error -> {error, {bad_value, Kind, Key, Value}}
+            end
+    end;
+renamed(_Kind, _Names, _Rest, _Options, Opts) ->
+    {error, {not_keyword, Opts}}.
+
+erlang_value(Kind, Name, same, Value) ->
+    case bits(Kind, Name, Value) of
+        badarg -> error;
+        _ -> {ok, Value}
+    end;
+erlang_value(_Kind, _Name, Values, Value) ->
+    case lists:keyfind(Value, 1, Values) of
+        {Value, Renamed} -> {ok, Renamed};
+        false -> error
+    end.
+
 %% @doc The integer the NIF takes for these options, or `badarg' for a
 %% non-map, an unknown key (OTP 26+ ignores one, so a typo there silently
 %% gives standard Base64) or a bad value. Padding is on unless the options
@@ -143,7 +210,7 @@ bits(Kind, Key, Value) ->
 
 %% The bits of one value of an option, or `badarg'.
 -compile({inline, [bits/2, with/2, modes/1, paddings/0, whitespaces/1, alphabets/0, cases/1,
-                   unset/1]}).
+                   unset/1, base_cases/1]}).
 bits(Values, Value) ->
     case Values of
         #{Value := Bits} -> Bits;

@@ -388,3 +388,16 @@ option_table_is_the_nif_layout_test() ->
                   maps:remove(line_length, b64simd_options:table(Kind)), Kind)
      || Kind <- Kinds],
     ?assertEqual(lists:sort(Kinds), lists:sort(maps:keys(Layout))).
+
+%% B64Simd's options (Base's words) name only keys and values of the table:
+%% Elixir renames them, this module checks them.
+elixir_names_are_the_table_s_test() ->
+    [case Values of
+         same ->
+             ?assert(is_map_key(Name, b64simd_options:table(Kind)), {Kind, Key});
+         _ ->
+             [?assertNotEqual(badarg, b64simd_options:bits(Kind, Name, Value), {Kind, Key, Value})
+              || {_, Value} <- Values]
+     end
+     || Kind <- [encode, decode, hex_encode, hex_decode, base32_encode, base32_decode],
+        {Key, Name, Values} <- b64simd_options:elixir_names(Kind)].
