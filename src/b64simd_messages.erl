@@ -6,7 +6,8 @@
 %% argument. No code reads these sentences back.
 -module(b64simd_messages).
 
--export([reason/2, load_error/1, arguments/2, error_map/4, not_iodata/2, elixir_options/2]).
+-export([reason/2, load_error/1, arguments/2, error_map/4, not_iodata/2, elixir_options/2,
+         not_a_stream/1]).
 
 -export_type([context/0]).
 
@@ -294,6 +295,12 @@ bad_option(Key, Value, {ok, {pos_integer, _Shift}}, _Table) ->
 bad_option(Key, Value, {ok, Values}, _Table) ->
     io_lib:format("bad value ~tp for option ~tp; expected one of ~tp",
                   [Value, Key, lists:sort(maps:keys(Values))]).
+
+%% @doc What a stream call's first argument is not: a state of its kind of
+%% stream (`encoder' or `decoder').
+-spec not_a_stream(encoder | decoder) -> unicode:chardata().
+not_a_stream(encoder) -> "not a stream state from encode_init/1";
+not_a_stream(decoder) -> "not a stream state from decode_init/1".
 
 %% @doc Why `B64Simd' refuses its options, in Elixir's words: the keys
 %% and values as `b64simd_options:elixir_names/1' has them, written by the

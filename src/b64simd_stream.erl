@@ -176,8 +176,7 @@ describe_badarg(Function, [Stream | Data]) ->
            end,
     StreamProblem = case is_record(Stream, Kind) of
                         true -> #{};
-                        false -> #{1 => io_lib:format("not a stream state from ~s_init/1",
-                                                      [verb(Kind)])}
+                        false -> #{1 => b64simd_messages:not_a_stream(Kind)}
                     end,
     DataProblem = case Data of
                       [] -> #{};
@@ -191,6 +190,3 @@ describe_badarg(_Function, _Args) ->
 %% (options), at this call's `Position'.
 at_position(Position, Described) ->
     maps:from_list([{Position, Text} || {_, Text} <- maps:to_list(Described)]).
-
-verb(encoder) -> "encode";
-verb(decoder) -> "decode".
