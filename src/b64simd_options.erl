@@ -10,6 +10,8 @@
 
 -export_type([kind/0, elixir_problem/0]).
 
+-include("b64simd_layout.hrl").
+
 -type kind() :: encode | decode | mime | hex_encode | hex_decode | base32_encode
               | base32_decode.
 %% The kinds of call: `encode' (and the encoding stream), `decode' (with
@@ -29,9 +31,9 @@
 %% The kinds of Base32.
 -define(IS_BASE32(Kind), (Kind =:= base32_encode orelse Kind =:= base32_decode)).
 
-%% The bits of urlsafe mode: the table's value, named for the one shape of
-%% options that `flags/2' answers without a lookup (padding off is 0).
--define(URLSAFE, 1).
+%% The flags of urlsafe mode without padding, JWT's, the one shape of
+%% options that `flags/2' answers without a lookup (a literal once inlined).
+-define(URLSAFE_UNPADDED, (map_get(urlsafe, modes(encode)) bor map_get(false, paddings()))).
 
 %% Longer than any output can be, so the same as no limit, and small enough
 %% for the NIF's 64-bit integer once shifted.
@@ -42,54 +44,36 @@
 %%====================================================================
 
 %% @doc The options a kind of call takes, and for each value its bits in the
-%% integer the NIF reads (`native/b64simd_core/src/options.rs', which a
-%% test holds this table against); `line_length' is a positive integer,
-%% placed from bit 8 up. Parsing and the error messages both read this.
+%% integer the NIF reads; `line_length' is a positive integer, placed from
+%% bit 8 up. Parsing and the error messages both read this. Its maps are
+%% written by the core's test from the core's own layout
+%% (`b64simd_layout.hrl'), and a test holds them against the NIF's.
 -spec table(kind()) -> #{atom() => #{term() => non_neg_integer()} | {pos_integer, 8}}.
-table(encode) ->
-    #{mode => modes(encode),
-      padding => paddings(),
-      line_length => {pos_integer, 8},
-      line_break => #{crlf => 0, lf => 32}};
-table(decode) ->
-    #{mode => modes(decode),
-      padding => paddings(),
-      whitespace => whitespaces(decode),
-      canonical => #{false => 0, true => 16}};
-table(mime) ->
-    #{mode => modes(mime),
-      padding => paddings()};
-table(hex_encode) ->
-    %% Base16's case is an argument, not a map: OTP's words for
-    %% `binary:encode_hex/2''s case are taken too.
-    #{letter_case => (cases(hex_encode))#{uppercase => 0, lowercase => 1}};
-table(hex_decode) ->
-    #{letter_case => (cases(hex_decode))#{uppercase => 0, lowercase => 1}};
-table(base32_encode) ->
-    #{alphabet => alphabets(),
-      letter_case => cases(base32_encode),
-      padding => paddings()};
-table(base32_decode) ->
-    #{alphabet => alphabets(),
-      letter_case => cases(base32_decode),
-      padding => paddings()}.
+table(encode) -> ?ENCODE_LAYOUT;
+table(decode) -> ?DECODE_LAYOUT;
+table(mime) -> ?MIME_LAYOUT;
+table(hex_encode) -> ?HEX_ENCODE_LAYOUT;
+table(hex_decode) -> ?HEX_DECODE_LAYOUT;
+table(base32_encode) -> ?BASE32_ENCODE_LAYOUT;
+table(base32_decode) -> ?BASE32_DECODE_LAYOUT.
 
-%% The values of the options that the common shapes of map hold, each its
-%% own literal, which `flags/2' reads directly: looking one up inside
-%% `table/1' first cost more than the rest of the parse.
-modes(encode) -> #{standard => 0, urlsafe => ?URLSAFE};
-modes(_Decode) -> #{standard => 0, urlsafe => ?URLSAFE, any => 2}.
+%% The values of the options that the common shapes of map hold, read out of
+%% the layout at compile time (each is a literal), which `flags/2' reads
+%% directly: looking one up inside the whole table first cost more than the
+%% rest of the parse.
+modes(encode) -> map_get(mode, ?ENCODE_LAYOUT);
+modes(decode) -> map_get(mode, ?DECODE_LAYOUT);
+modes(mime) -> map_get(mode, ?MIME_LAYOUT).
 
-paddings() -> #{true => 4, false => 0}.
+paddings() -> map_get(padding, ?ENCODE_LAYOUT).
 
-whitespaces(decode) -> #{skip => 0, reject => 8};
+whitespaces(decode) -> map_get(whitespace, ?DECODE_LAYOUT);
 whitespaces(_Kind) -> #{}.
 
-alphabets() -> #{standard => 0, hex => 8}.
+alphabets() -> map_get(alphabet, ?BASE32_ENCODE_LAYOUT).
 
-%% The letter case, one word in Base16 and Base32 (`case' is reserved).
-cases(Kind) when Kind =:= hex_encode; Kind =:= base32_encode -> #{upper => 0, lower => 1};
-cases(_Decode) -> #{upper => 0, lower => 1, mixed => 2}.
+cases(base32_encode) -> map_get(letter_case, ?BASE32_ENCODE_LAYOUT);
+cases(base32_decode) -> map_get(letter_case, ?BASE32_DECODE_LAYOUT).
 
 %% @doc The options of `B64Simd', the Elixir facade, in the words of
 %% Elixir's `Base': each key, in the order messages list them, the key of
@@ -174,7 +158,7 @@ flags(Kind, Options) when is_map(Options) ->
             case Options of
                 %% JWT's, the commonest options, as a literal: a value looked
                 %% up in the table costs a short call more (bench/README.md).
-                #{mode := urlsafe, padding := false} when ?IS_BASE64(Kind) -> ?URLSAFE;
+                #{mode := urlsafe, padding := false} when ?IS_BASE64(Kind) -> ?URLSAFE_UNPADDED;
                 #{mode := Mode, padding := Padding} when ?IS_BASE64(Kind) ->
                     with(bits(modes(Kind), Mode), bits(paddings(), Padding));
                 _ -> folded(Kind, Options)

@@ -146,6 +146,34 @@ const LOWER: u64 = 1;
 const MIXED: u64 = 2;
 const BASE32_HEX: u64 = 1 << 3;
 
+impl Kind {
+    /// Every kind, in the order Erlang's table lists them.
+    #[cfg(test)]
+    pub const ALL: [Kind; 7] = [
+        Kind::Encode,
+        Kind::Decode,
+        Kind::Mime,
+        Kind::HexEncode,
+        Kind::HexDecode,
+        Kind::Base32Encode,
+        Kind::Base32Decode,
+    ];
+
+    /// The kind's name in Erlang's table (`b64simd_options:kind()`).
+    #[cfg(any(test, feature = "hooks"))]
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Encode => "encode",
+            Kind::Decode => "decode",
+            Kind::Mime => "mime",
+            Kind::HexEncode => "hex_encode",
+            Kind::HexDecode => "hex_decode",
+            Kind::Base32Encode => "base32_encode",
+            Kind::Base32Decode => "base32_decode",
+        }
+    }
+}
+
 /// An option a kind of call takes: its name, and each value's name and bits.
 pub type OptionBits = (Kind, &'static str, &'static [(&'static str, u64)]);
 
@@ -552,6 +580,59 @@ impl DecodeOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Erlang's option table, a macro per kind of call in
+    /// `src/b64simd_layout.hrl`, made from `LAYOUT` and the line length's
+    /// place.
+    fn erlang_layout() -> String {
+        let mut text = String::from(
+            "%% The option table: for each kind of call, its options and each value's\n\
+             %% bits in the integer the NIF reads. Made from LAYOUT in\n\
+             %% native/b64simd_core/src/options.rs by its test erlang_layout_is_current,\n\
+             %% which fails while this file differs and writes it when run with\n\
+             %% B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.\n",
+        );
+        for kind in Kind::ALL {
+            let mut options: Vec<String> = LAYOUT
+                .iter()
+                .filter(|(of, _, _)| *of == kind)
+                .map(|(_, key, values)| {
+                    let values: Vec<String> = values
+                        .iter()
+                        .map(|(value, bits)| format!("{value} => {bits}"))
+                        .collect();
+                    format!("{key} => #{{{}}}", values.join(", "))
+                })
+                .collect();
+            if kind == Kind::Encode {
+                options.push(format!("line_length => {{pos_integer, {LINE_LENGTH_SHIFT}}}"));
+            }
+            text += &format!(
+                "-define({}_LAYOUT,\n        #{{{}}}).\n",
+                kind.name().to_uppercase(),
+                options.join(",\n          ")
+            );
+        }
+        text
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "reads a file, which Miri's isolation forbids")]
+    fn erlang_layout_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../src/b64simd_layout.hrl");
+        let made = erlang_layout();
+        if std::env::var_os("B64SIMD_WRITE_LAYOUT").is_some() {
+            std::fs::write(&path, &made).expect("write src/b64simd_layout.hrl");
+        }
+        let file = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            file == made,
+            "{} is not what LAYOUT makes: B64SIMD_WRITE_LAYOUT=1 cargo test -p b64simd_core \
+             erlang_layout writes it",
+            path.display()
+        );
+    }
 
     #[test]
     fn default_flags_are_the_default_options() {

@@ -92,15 +92,7 @@ fn weights(env: Env) -> NifResult<HashMap<Atom, usize>> {
 fn flag_layout(env: Env) -> Term {
     let mut kinds: HashMap<&str, HashMap<&str, HashMap<&str, u64>>> = HashMap::new();
     for (kind, key, values) in LAYOUT {
-        let kind = match kind {
-            Kind::Encode => "encode",
-            Kind::Decode => "decode",
-            Kind::Mime => "mime",
-            Kind::HexEncode => "hex_encode",
-            Kind::HexDecode => "hex_decode",
-            Kind::Base32Encode => "base32_encode",
-            Kind::Base32Decode => "base32_decode",
-        };
+        let kind = kind.name();
         let values = values.iter().copied().collect();
         kinds.entry(kind).or_default().insert(key, values);
     }

@@ -1,0 +1,30 @@
+%% The option table: for each kind of call, its options and each value's
+%% bits in the integer the NIF reads. Made from LAYOUT in
+%% native/b64simd_core/src/options.rs by its test erlang_layout_is_current,
+%% which fails while this file differs and writes it when run with
+%% B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.
+-define(ENCODE_LAYOUT,
+        #{mode => #{standard => 0, urlsafe => 1},
+          padding => #{true => 4, false => 0},
+          line_break => #{crlf => 0, lf => 32},
+          line_length => {pos_integer, 8}}).
+-define(DECODE_LAYOUT,
+        #{mode => #{standard => 0, urlsafe => 1, any => 2},
+          padding => #{true => 4, false => 0},
+          whitespace => #{skip => 0, reject => 8},
+          canonical => #{false => 0, true => 16}}).
+-define(MIME_LAYOUT,
+        #{mode => #{standard => 0, urlsafe => 1, any => 2},
+          padding => #{true => 4, false => 0}}).
+-define(HEX_ENCODE_LAYOUT,
+        #{letter_case => #{upper => 0, lower => 1, uppercase => 0, lowercase => 1}}).
+-define(HEX_DECODE_LAYOUT,
+        #{letter_case => #{upper => 0, lower => 1, mixed => 2, uppercase => 0, lowercase => 1}}).
+-define(BASE32_ENCODE_LAYOUT,
+        #{alphabet => #{standard => 0, hex => 8},
+          letter_case => #{upper => 0, lower => 1},
+          padding => #{true => 4, false => 0}}).
+-define(BASE32_DECODE_LAYOUT,
+        #{alphabet => #{standard => 0, hex => 8},
+          letter_case => #{upper => 0, lower => 1, mixed => 2},
+          padding => #{true => 4, false => 0}}).
