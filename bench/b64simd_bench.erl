@@ -808,6 +808,10 @@ data_block(I, #series{library = L, op = Op}, Medians) ->
      [io_lib:format("~B ~.3f~n", [Size, Rate]) || {Size, Rate} <- Points],
      "EOD\n"].
 
+%% A panel with no series (OPS= chose none of its operations) is left out:
+%% gnuplot refuses a plot of nothing.
+panel(_Title, [], _Style) ->
+    [];
 panel(Title, Numbered, Style) ->
     Curves = [io_lib:format("$d~B using 1:2 with ~s lc rgb '~s' dt ~B lw ~s title '~s'",
                             [I, Style, colour(S#series.library), dash(S#series.op), width(S),
