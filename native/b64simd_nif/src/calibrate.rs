@@ -1,10 +1,12 @@
 //! Calibration: the active kernel's speed, so that slice sizes and charges
 //! fit whatever CPU and kernel this is. It takes tens of milliseconds, so it
-//! runs on a thread of its own, started at load: loading blocks no
+//! runs on a thread of its own, started by the first load: loading blocks no
 //! scheduler, and calls made meanwhile are charged and sliced by `budget`'s
-//! conservative defaults.
+//! conservative defaults. Once per VM: the library stays mapped after a
+//! purge (`pin_library`), and a module loaded again keeps its figures.
 
-use crate::term::alloc_binary;
+use crate::enif::{enif_alloc_binary, enif_release_binary};
+use rustler::sys::ErlNifBinary;
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
 use b64simd_core::budget::{self, Codec, Work};
 use b64simd_core::decode::DecodeJob;
@@ -19,18 +21,30 @@ use b64simd_core::options::{
 use b64simd_core::simd::encoded_len;
 use std::sync::{Condvar, Mutex};
 
-/// Calibrations under way: more than one only if the module is purged and
-/// loaded again before the first ends.
-static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+/// Whether the calibration has started, and whether it has ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    NotStarted,
+    Running,
+    Done,
+}
+
+static STATE: (Mutex<State>, Condvar) = (Mutex::new(State::NotStarted), Condvar::new());
 
 /// The calibration thread's name, which Linux shows (`/proc/PID/task/*/comm`,
 /// at most 15 bytes): the benchmark waits until it is gone.
 const CALIBRATION_THREAD: &str = "b64simd_calib";
 
 /// Starts the calibration on a thread of its own, or runs it here where
-/// no thread can be started safely.
+/// no thread can be started safely; nothing if it has started before.
 pub(crate) fn start() {
-    *RUNNING.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    {
+        let mut state = STATE.0.lock().unwrap_or_else(|e| e.into_inner());
+        if *state != State::NotStarted {
+            return;
+        }
+        *state = State::Running;
+    }
     let spawned = pin_library()
         && std::thread::Builder::new()
             .name(CALIBRATION_THREAD.into())
@@ -42,18 +56,26 @@ pub(crate) fn start() {
 }
 
 fn run() {
+    /// Marks the calibration ended however it ends, a panic included, so
+    /// that nothing waits for it forever.
+    struct Ended;
+    impl Drop for Ended {
+        fn drop(&mut self) {
+            *STATE.0.lock().unwrap_or_else(|e| e.into_inner()) = State::Done;
+            STATE.1.notify_all();
+        }
+    }
+    let _ended = Ended;
     calibrate();
-    *RUNNING.0.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
-    RUNNING.1.notify_all();
 }
 
-/// Waits until no calibration is under way: for the hooks that read or set
+/// Waits until the calibration has ended: for the hooks that read or set
 /// the calibrated figures.
 #[cfg(feature = "hooks")]
 pub(crate) fn wait() {
-    let mut running = RUNNING.0.lock().unwrap_or_else(|e| e.into_inner());
-    while *running > 0 {
-        running = RUNNING.1.wait(running).unwrap_or_else(|e| e.into_inner());
+    let mut state = STATE.0.lock().unwrap_or_else(|e| e.into_inner());
+    while *state == State::Running {
+        state = STATE.1.wait(state).unwrap_or_else(|e| e.into_inner());
     }
 }
 
@@ -61,7 +83,8 @@ pub(crate) fn wait() {
 /// calibration thread never runs in unmapped code: purging the module
 /// unloads its library (`dlclose`), and rustler 0.37 registers no `unload`
 /// callback in which the thread could be joined. A module loaded again
-/// after a purge then gets this same copy of the library.
+/// after a purge then gets this same copy of the library, its statics
+/// included: the calibrated figures, and the kernel and encoder chosen.
 #[cfg(unix)]
 fn pin_library() -> bool {
     let mut info = std::mem::MaybeUninit::<libc::Dl_info>::uninit();
@@ -120,14 +143,14 @@ fn calibrate() {
     // A call's work as a loop of calls does it: the output is an ERTS
     // binary, allocated and freed each time.
     budget::calibrate_call_cost(Work::Encode, plain.len(), |at, len| {
-        if let Ok(mut output) = alloc_binary(encoded_len_of(len)) {
+        if let Some(mut output) = ErtsBinary::new(encoded_len_of(len)) {
             encode(&plain[at..at + len], output.as_mut_slice());
         }
     });
     budget::calibrate_call_cost(Work::Decode, encoded.len(), |at, len| {
         let piece = &encoded[at..][..len / 4 * 4];
         let mut job = DecodeJob::new(piece, DecodeOptions::DEFAULT);
-        if let Ok(mut output) = alloc_binary(job.output_len()) {
+        if let Some(mut output) = ErtsBinary::new(job.output_len()) {
             let _ = job.run_to_end(piece, output.as_mut_slice(), usize::MAX);
         }
     });
@@ -146,6 +169,40 @@ fn calibrate() {
         || decode(unbroken, &mut decoded),
         || decode(&wrapped, &mut scratch),
     );
+}
+
+/// A call's output binary, allocated and released through erl_nif's own
+/// functions where the library links them (`enif`): rustler's table of them
+/// is rewritten by every load of the module, which may come while this
+/// thread runs.
+struct ErtsBinary(ErlNifBinary);
+
+impl ErtsBinary {
+    fn new(size: usize) -> Option<ErtsBinary> {
+        let mut raw = std::mem::MaybeUninit::<ErlNifBinary>::uninit();
+        // SAFETY: enif_alloc_binary takes no environment, so no process's
+        // state is touched from this thread; it initialises `raw` when it
+        // returns true.
+        (unsafe { enif_alloc_binary(size, raw.as_mut_ptr()) } != 0)
+            // SAFETY: initialised, as the call above returned true.
+            .then(|| ErtsBinary(unsafe { raw.assume_init() }))
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [u8] {
+        if self.0.size == 0 {
+            return &mut [];
+        }
+        // SAFETY: an allocated binary owns `size` writable bytes at `data`
+        // until it is released, which only `drop` does.
+        unsafe { std::slice::from_raw_parts_mut(self.0.data, self.0.size) }
+    }
+}
+
+impl Drop for ErtsBinary {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `new` and released once, here.
+        unsafe { enif_release_binary(&mut self.0) }
+    }
 }
 
 /// The input of each weight's measurement: in L2, as most calls' data is.

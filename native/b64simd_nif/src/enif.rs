@@ -2,12 +2,20 @@
 //! resolves a NIF library's undefined symbols at load (ELF, 64-bit: Linux,
 //! the BSDs), as rustler 0.39 does. rustler 0.37 makes every erl_nif call
 //! through a table of pointers it fills at load, a measurable part of a
-//! short call (`bench/README.md`). Elsewhere these are rustler's.
+//! short call (`bench/README.md`), and one its load callback rewrites while
+//! the calibration thread may be making calls (the binary functions here).
+//! Elsewhere these are rustler's.
 
 #[cfg(all(unix, not(target_os = "macos"), target_pointer_width = "64"))]
-pub(crate) use direct::{enif_get_uint64, enif_inspect_binary, enif_make_new_binary};
+pub(crate) use direct::{
+    enif_alloc_binary, enif_get_uint64, enif_inspect_binary, enif_make_new_binary,
+    enif_release_binary,
+};
 #[cfg(not(all(unix, not(target_os = "macos"), target_pointer_width = "64")))]
-pub(crate) use rustler::sys::{enif_get_uint64, enif_inspect_binary, enif_make_new_binary};
+pub(crate) use rustler::sys::{
+    enif_alloc_binary, enif_get_uint64, enif_inspect_binary, enif_make_new_binary,
+    enif_release_binary,
+};
 
 #[cfg(all(unix, not(target_os = "macos"), target_pointer_width = "64"))]
 mod direct {
@@ -24,6 +32,8 @@ mod direct {
             size: usize,
             termp: *mut ERL_NIF_TERM,
         ) -> *mut u8;
+        pub(crate) fn enif_alloc_binary(size: usize, bin: *mut ErlNifBinary) -> c_int;
+        pub(crate) fn enif_release_binary(bin: *mut ErlNifBinary);
         /// `enif_get_uint64` is a macro for this where `long` has 64 bits.
         #[link_name = "enif_get_ulong"]
         pub(crate) fn enif_get_uint64(

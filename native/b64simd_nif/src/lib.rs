@@ -47,9 +47,9 @@ fn encoders() -> (&'static str, &'static str, usize) {
 /// then says "Library load-call unsuccessful"), but it runs in the process
 /// that loads the library: so it sends that process why, as data, tagged
 /// with the `load_info` term (a fresh reference `b64simd_nif:load/0`
-/// waits for). Nothing else can carry it: the library is unloaded at once,
-/// and a value kept in the process (a variable, a file) would outlive the
-/// load it explains.
+/// waits for). Nothing else can carry it: a refused load leaves no module
+/// to ask, and a value kept in the process (a variable, a file) would
+/// outlive the load it explains.
 fn load(env: Env, tag: Term) -> bool {
     match refusal(env) {
         None => {
