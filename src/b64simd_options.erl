@@ -78,36 +78,46 @@ cases(base32_decode) -> map_get(letter_case, ?BASE32_DECODE_LAYOUT).
 %% @doc The options of `B64Simd', the Elixir facade, in the words of
 %% Elixir's `Base': each key, in the order messages list them, the key of
 %% `table/1' it stands for, and its values as `{Elixir, Erlang}' pairs in
-%% the order messages list them, or `same' for the values of `table/1'.
--spec elixir_names(kind()) -> [{atom(), atom(), same | [{term(), term()}]}].
+%% the order messages list them, or `pos_integer' (the line length).
+-spec elixir_names(kind()) -> [{atom(), atom(), pos_integer | [{term(), term()}]}].
 elixir_names(encode) ->
-    [{padding, padding, same}, {line_length, line_length, same}, {line_break, line_break, same}];
+    [{padding, padding, booleans()}, {line_length, line_length, pos_integer},
+     {line_break, line_break, [{crlf, crlf}, {lf, lf}]}];
 elixir_names(decode) ->
-    [{padding, padding, same}, {ignore, whitespace, [{whitespace, skip}]},
-     {canonical, canonical, same}, {alphabet, mode, [{any, any}]}];
+    [{padding, padding, booleans()}, {ignore, whitespace, [{whitespace, skip}]},
+     {canonical, canonical, booleans()}, {alphabet, mode, [{any, any}]}];
 elixir_names(hex_encode) ->
     [{'case', letter_case, base_cases(encode)}];
 elixir_names(hex_decode) ->
     [{'case', letter_case, base_cases(decode)}];
 elixir_names(base32_encode) ->
-    [{'case', letter_case, base_cases(encode)}, {padding, padding, same}];
+    [{'case', letter_case, base_cases(encode)}, {padding, padding, booleans()}];
 elixir_names(base32_decode) ->
-    [{'case', letter_case, base_cases(decode)}, {padding, padding, same}].
+    [{'case', letter_case, base_cases(decode)}, {padding, padding, booleans()}].
 
 %% Base's letter cases, which are this table's but for OTP's `uppercase'
-%% and `lowercase' (a test holds them against it); literals, as they are
-%% read on every call that names a case.
+%% and `lowercase', and the booleans, `true' first as Base's documentation
+%% writes them (a test holds both against the table); literals, as they are
+%% read on every call that names one.
 base_cases(encode) -> [{upper, upper}, {lower, lower}];
 base_cases(decode) -> [{upper, upper}, {lower, lower}, {mixed, mixed}].
+
+booleans() -> [{true, true}, {false, false}].
 
 %% @doc `B64Simd''s options (a keyword list in Base's words) renamed into
 %% this table's and put over `Start'; the first of a repeated key wins, as
 %% `Keyword.get/2' reads it. Values are checked against `table/1'.
 -spec from_elixir(kind(), map(), term()) -> {ok, map()} | {error, elixir_problem()}.
-from_elixir(Kind, Start, Opts) when is_list(Opts) ->
-    renamed(Kind, elixir_names(Kind), lists:reverse(Opts), Start, Opts);
-from_elixir(_Kind, _Start, Opts) ->
-    {error, {not_keyword, Opts}}.
+from_elixir(Kind, Start, Opts) ->
+    case reversed(Opts, []) of
+        {ok, Reversed} -> renamed(Kind, elixir_names(Kind), Reversed, Start, Opts);
+        error -> {error, {not_keyword, Opts}}
+    end.
+
+%% A proper list reversed, or `error' (an improper list, or no list).
+reversed([], Acc) -> {ok, Acc};
+reversed([Head | Tail], Acc) -> reversed(Tail, [Head | Acc]);
+reversed(_Improper, _Acc) -> error.
 
 renamed(_Kind, _Names, [], Options, _Opts) ->
     {ok, Options};
@@ -124,7 +134,7 @@ renamed(Kind, Names, [{Key, Value} | Rest], Options, Opts) when is_atom(Key) ->
 renamed(_Kind, _Names, _Rest, _Options, Opts) ->
     {error, {not_keyword, Opts}}.
 
-erlang_value(Kind, Name, same, Value) ->
+erlang_value(Kind, Name, pos_integer, Value) ->
     case bits(Kind, Name, Value) of
         badarg -> error;
         _ -> {ok, Value}
@@ -194,7 +204,7 @@ bits(Kind, Key, Value) ->
 
 %% The bits of one value of an option, or `badarg'.
 -compile({inline, [bits/2, with/2, modes/1, paddings/0, whitespaces/1, alphabets/0, cases/1,
-                   unset/1, base_cases/1]}).
+                   unset/1, base_cases/1, booleans/0]}).
 bits(Values, Value) ->
     case Values of
         #{Value := Bits} -> Bits;

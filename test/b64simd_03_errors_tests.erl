@@ -393,8 +393,8 @@ option_table_is_the_nif_layout_test() ->
 %% Elixir renames them, this module checks them.
 elixir_names_are_the_table_s_test() ->
     [case Values of
-         same ->
-             ?assert(is_map_key(Name, b64simd_options:table(Kind)), {Kind, Key});
+         pos_integer ->
+             ?assertMatch(#{Name := {pos_integer, _}}, b64simd_options:table(Kind), {Kind, Key});
          _ ->
              [?assertNotEqual(badarg, b64simd_options:bits(Kind, Name, Value), {Kind, Key, Value})
               || {_, Value} <- Values]

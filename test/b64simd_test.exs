@@ -210,6 +210,30 @@ defmodule B64SimdTest do
     assert_raise ArgumentError, ~r/bad value 0 for option :line_length/, fn ->
       B64Simd.encode64("foob", line_length: 0)
     end
+
+    # The whole messages, values written whole as inspect/1 writes them.
+    assert_raise ArgumentError,
+                 "bad value :maybe for option :padding; expected true or false",
+                 fn -> B64Simd.decode64("Zm9vYg==", padding: :maybe) end
+
+    assert_raise ArgumentError,
+                 "unknown option :paddin; the options are :padding, :line_length, :line_break",
+                 fn -> B64Simd.encode64("foob", paddin: false) end
+
+    assert_raise ArgumentError,
+                 "bad value :cr for option :line_break; expected :crlf or :lf",
+                 fn -> B64Simd.encode64("foob", line_break: :cr) end
+
+    long = Enum.to_list(1..20)
+
+    assert_raise ArgumentError,
+                 "expected a keyword list of options, got: #{inspect(long)}",
+                 fn -> B64Simd.encode64("foob", long) end
+
+    # An improper list is not a keyword list either.
+    assert_raise ArgumentError, ~r/expected a keyword list/, fn ->
+      B64Simd.encode64("foob", [{:padding, false} | :tail])
+    end
   end
 
   test "line wrapping, canonical and both alphabets, as :b64simd has them" do
