@@ -621,6 +621,9 @@ mod tests {
     fn erlang_layout_is_current() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../src/b64simd_layout.hrl");
+        for (kind, _, _) in LAYOUT {
+            assert!(Kind::ALL.contains(&kind), "{kind:?} is not in Kind::ALL");
+        }
         let made = erlang_layout();
         if std::env::var_os("B64SIMD_WRITE_LAYOUT").is_some() {
             std::fs::write(&path, &made).expect("write src/b64simd_layout.hrl");
