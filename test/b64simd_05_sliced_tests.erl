@@ -299,7 +299,7 @@ small_calls_are_charged_their_cost_test() ->
 
 %% Calls on 64 KiB of input or more, one-shot or a stream's pieces, are
 %% charged what data beyond L2 adds per input byte (the big-call rate less
-%% the cache-resident one, both measured at load) on top of their work; they
+%% the cache-resident one, both calibrated) on top of their work; they
 %% are not timed. The two rates are close on some CPUs, so the test sets the
 %% big one to three times the other: a 64 KiB call is then charged three
 %% times the cache-resident rate a byte, and a call 4 bytes shorter that

@@ -10,9 +10,10 @@
 %%   instance's on_load fails with `{upgrade, "Upgrade not supported by this
 %%   NIF library."}', the load returns `{error, on_load_failure}' and the
 %%   running instance keeps working;
-%% - `code:delete/1' + `code:purge/1' + `code:load_file/1': the old library is
-%%   unloaded with its module, and the new load is a fresh one that works
-%%   (the library itself stays mapped, as the calibration thread needs);
+%% - `code:delete/1' + `code:purge/1' + `code:load_file/1': the old instance
+%%   goes with its module and the new load is one that works; the library
+%%   itself stays mapped (the calibration thread may still run in it), so
+%%   the new load gets the same copy, its calibrated figures included;
 %% - a sliced job started by the old instance is refused with `badarg' by the
 %%   new one (its resource type belongs to the old library), and is freed
 %%   normally when dropped.
@@ -92,7 +93,7 @@ delete_purge_and_load_again() ->
             ?assertMatch({'EXIT', {badarg, _}}, Continued, "stale job refused")
     end,
     receive {'DOWN', Ref, process, Holder, normal} -> ok end,
-    %% The stale job is gone (its destructor ran in the first library);
+    %% The stale job is gone (its destructor, of the first instance, ran);
     %% sliced jobs of the current instance still work.
     [erlang:garbage_collect(P) || P <- processes()],
     ?assertEqual(base64:encode(Big), b64simd:encode(Big), "after the stale job was freed"),

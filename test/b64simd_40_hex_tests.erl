@@ -177,11 +177,11 @@ big_inputs_are_sliced_test() ->
     ?assert(b64simd_hex:is_valid_hex(Big)).
 
 %% A loop of 8 KiB calls is charged what they cost: Base64's calibrated
-%% cost per byte times the codec's weight, measured at load.
+%% cost per byte times the codec's weight, both calibrated.
 calls_are_charged_their_weight_test() ->
     {{EncodeFixed, EncodePs, _}, {DecodeFixed, DecodePs, _}, _} = b64simd_nif:call_cost(),
     #{hex_encode := EncodeWeight, hex_decode := DecodeWeight} = b64simd_nif:weights(),
-    %% Not sliced whatever the weights calibrated at load (as the Base32 test).
+    %% Not sliced whatever the weights calibrated (as the Base32 test).
     Data = rand:bytes(min(8192, 32768 div max(EncodeWeight, DecodeWeight))),
     Hex = binary:encode_hex(Data),
     [b64simd_test_lib:charged_as(Op, Fun, Small, Big, Fixed, Ps * Weight)

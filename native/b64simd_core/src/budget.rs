@@ -61,7 +61,7 @@ pub enum Codec {
 }
 
 /// Each codec's weight: how many bytes of Base64 work of its kind one of
-/// its input bytes costs, measured at load (`calibrate_weight`). Until
+/// its input bytes costs, calibrated (`calibrate_weight`). Until
 /// then, rough ratios for x86-64 with AVX2.
 static WEIGHTS: [AtomicUsize; 4] = [
     AtomicUsize::new(1),
@@ -80,7 +80,7 @@ pub fn weight(codec: Codec) -> usize {
     WEIGHTS[codec as usize].load(Ordering::Relaxed)
 }
 
-/// Measures a codec's weight once, at load: `codec(len)` and `base64(len)`
+/// Measures a codec's weight, once a VM: `codec(len)` and `base64(len)`
 /// each do their work on `len` input bytes (cache-resident, as most calls
 /// are), and the weight is the ratio of their best times, rounded up.
 pub fn calibrate_weight(codec: Codec, mut run_codec: impl FnMut(), mut run_base64: impl FnMut()) {
@@ -167,7 +167,7 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
 
 /// What a call that fits one call costs, per kind of work: a fixed part
 /// (allocating the output binary, entering the kernel) plus a part per input
-/// byte, both measured at load (`calibrate_call_cost`) as a loop of calls
+/// byte, both calibrated (`calibrate_call_cost`) as a loop of calls
 /// finds them: on cache-resident data, and for big calls on data beyond L2.
 /// The slicing rate, measured on fresh memory, would overcharge small calls
 /// many times over, and a loop of them would yield far too often.
@@ -261,7 +261,7 @@ pub fn elapsed_percent(elapsed: Duration) -> i32 {
 /// The largest calibration sample: out of L2 on any CPU we know of.
 pub const CALIBRATION_MAX_BYTES: usize = 8 << 20;
 
-/// Measures the active kernel once, at load: `run(len)` processes `len`
+/// Measures the active kernel, once a VM: `run(len)` processes `len`
 /// input bytes into a fresh output buffer (page faults included, as in real
 /// calls). A first measurement on 256 KiB sizes a second one of about one
 /// slice, which is out of cache like the big inputs that get sliced.
@@ -358,7 +358,7 @@ fn median_ns(mut run: impl FnMut()) -> u64 {
 /// How many times longer decoding text that holds whitespace takes than
 /// unbroken text of the same length; a decode that fits one call is charged
 /// this many times its bytes when its output shows it met whitespace. MIME
-/// text (measured at load) takes the line path; stray whitespace elsewhere
+/// text (calibrated) takes the line path; stray whitespace elsewhere
 /// is slower still and charged as much as MIME text.
 static WHITESPACE_FACTOR: AtomicUsize = AtomicUsize::new(4);
 
@@ -366,7 +366,7 @@ pub fn whitespace_factor() -> usize {
     WHITESPACE_FACTOR.load(Ordering::Relaxed)
 }
 
-/// Measures the factor at load: `unbroken()` and `wrapped()` decode the
+/// Measures the factor, once a VM: `unbroken()` and `wrapped()` decode the
 /// same data as unbroken and as MIME text, in L2.
 pub fn calibrate_whitespace(unbroken: impl FnMut(), wrapped: impl FnMut()) {
     let unbroken_ns = median_ns(unbroken).max(1);

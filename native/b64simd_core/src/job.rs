@@ -26,7 +26,7 @@ impl From<Result<usize, DecodeError>> for Step {
 }
 
 /// What an input byte of a job costs: `weight` times a byte of plain
-/// `work`, whose speed is calibrated at load (`budget`).
+/// `work`, whose speed is calibrated once a VM (`budget`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cost {
     pub work: Work,
