@@ -546,7 +546,8 @@ impl Constants {
         }
     }
 
-    /// `encode` on a 128-bit register: the 16 characters of 4 groups.
+    /// `encode` on a 128-bit register: the 16 characters of 4 groups
+    /// (`encode` works lane by lane, so the low lane's are these).
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn encode128(
@@ -555,23 +556,7 @@ impl Constants {
         multipliers: Multipliers,
     ) -> std::arch::x86_64::__m128i {
         use std::arch::x86_64::*;
-        let first_third = _mm_mulhi_epu16(groups, _mm256_castsi256_si128(multipliers.first_third));
-        let second_fourth =
-            _mm_mullo_epi16(groups, _mm256_castsi256_si128(multipliers.second_fourth));
-        let values = _mm_and_si128(
-            _mm_blendv_epi8(
-                first_third,
-                second_fourth,
-                _mm256_castsi256_si128(self.odd_bytes),
-            ),
-            _mm256_castsi256_si128(self.six_bits),
-        );
-        let index = _mm_subs_epu8(values, _mm_set1_epi8(51));
-        let index = _mm_sub_epi8(index, _mm_cmpgt_epi8(values, _mm_set1_epi8(25)));
-        _mm_add_epi8(
-            values,
-            _mm_shuffle_epi8(_mm256_castsi256_si128(self.offsets), index),
-        )
+        _mm256_castsi256_si128(self.encode(_mm256_zextsi128_si256(groups), multipliers))
     }
 
     /// The 32 characters of a round from its 8 groups, one to a 32-bit
