@@ -307,29 +307,30 @@ not_a_stream(decoder) -> "not a stream state from decode_init/1".
 %% context's `inspect'.
 -spec elixir_options(b64simd_options:elixir_problem(), context()) -> unicode:chardata().
 elixir_options({not_keyword, Opts}, Context) ->
-    ["expected a keyword list of options, got: ", show_whole(Opts, Context)];
+    ["expected a keyword list of options, got: ", show_option(Opts, Context)];
 elixir_options({unknown_option, Kind, Key}, Context) ->
-    Keys = [show_whole(Name, Context) || {Name, _, _} <- b64simd_options:elixir_names(Kind)],
-    ["unknown option ", show_whole(Key, Context), "; the options are ", names(Keys)];
+    Keys = [show_option(Name, Context) || {Name, _, _} <- b64simd_options:elixir_names(Kind)],
+    ["unknown option ", show_option(Key, Context), "; the options are ", names(Keys)];
 elixir_options({bad_value, Kind, Key, Value}, Context) ->
     {Key, _Name, Values} = lists:keyfind(Key, 1, b64simd_options:elixir_names(Kind)),
-    ["bad value ", show_whole(Value, Context), " for option ", show_whole(Key, Context),
+    ["bad value ", show_option(Value, Context), " for option ", show_option(Key, Context),
      "; expected ", expected(Values, Context)].
 
 %% The values an option takes, as a sentence.
 expected(pos_integer, _Context) ->
     "a positive integer";
 expected(Values, Context) ->
-    alternatives([show_whole(Value, Context) || {Value, _} <- Values]).
+    alternatives([show_option(Value, Context) || {Value, _} <- Values]).
 
 alternatives([One]) -> One;
 alternatives(Many) -> [names(lists:droplast(Many)), " or ", lists:last(Many)].
 
-%% A term whole, as the caller's `inspect' writes it by default: an option
-%% is short, and a message that cuts it says less than Base's would.
-show_whole(Term, #{inspect := Inspect}) ->
+%% A term as the caller's `inspect' writes it with no options (Elixir's
+%% `inspect/1', up to 50 items), as `B64Simd' wrote its options' errors
+%% itself: not cut at 10 as `show/2' cuts data.
+show_option(Term, #{inspect := Inspect}) ->
     Inspect(Term, []);
-show_whole(Term, _Context) ->
+show_option(Term, _Context) ->
     io_lib:format("~tp", [Term]).
 
 %% @doc Why `Data' is not iodata, naming the first element that is not, by

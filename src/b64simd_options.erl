@@ -106,7 +106,8 @@ booleans() -> [{true, true}, {false, false}].
 
 %% @doc `B64Simd''s options (a keyword list in Base's words) renamed into
 %% this table's and put over `Start'; the first of a repeated key wins, as
-%% `Keyword.get/2' reads it. Values are checked against `table/1'.
+%% `Keyword.get/2' reads it. Values are those `elixir_names/1' lists (a
+%% test holds them against `table/1'), or a line length `table/1' takes.
 -spec from_elixir(kind(), map(), term()) -> {ok, map()} | {error, elixir_problem()}.
 from_elixir(Kind, Start, Opts) ->
     case reversed(Opts, []) of

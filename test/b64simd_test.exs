@@ -211,7 +211,7 @@ defmodule B64SimdTest do
       B64Simd.encode64("foob", line_length: 0)
     end
 
-    # The whole messages, values written whole as inspect/1 writes them.
+    # The whole messages, values as inspect/1 writes them.
     assert_raise ArgumentError,
                  "bad value :maybe for option :padding; expected true or false",
                  fn -> B64Simd.decode64("Zm9vYg==", padding: :maybe) end
