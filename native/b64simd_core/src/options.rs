@@ -605,7 +605,9 @@ mod tests {
                 })
                 .collect();
             if kind == Kind::Encode {
-                options.push(format!("line_length => {{pos_integer, {LINE_LENGTH_SHIFT}}}"));
+                options.push(format!(
+                    "line_length => {{pos_integer, {LINE_LENGTH_SHIFT}}}"
+                ));
             }
             text += &format!(
                 "-define({}_LAYOUT,\n        #{{{}}}).\n",
@@ -619,8 +621,8 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "reads a file, which Miri's isolation forbids")]
     fn erlang_layout_is_current() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../src/b64simd_layout.hrl");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/b64simd_layout.hrl");
         for (kind, _, _) in LAYOUT {
             assert!(Kind::ALL.contains(&kind), "{kind:?} is not in Kind::ALL");
         }

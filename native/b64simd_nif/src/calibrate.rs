@@ -6,7 +6,6 @@
 //! purge (`pin_library`), and a module loaded again keeps its figures.
 
 use crate::enif::{enif_alloc_binary, enif_release_binary};
-use rustler::sys::ErlNifBinary;
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
 use b64simd_core::budget::{self, Codec, Work};
 use b64simd_core::decode::DecodeJob;
@@ -19,6 +18,7 @@ use b64simd_core::options::{
     HexEncodeOptions, LineBreak, Lines,
 };
 use b64simd_core::simd::encoded_len;
+use rustler::sys::ErlNifBinary;
 use std::sync::{Condvar, Mutex};
 
 /// Whether the calibration has started, and whether it has ended.

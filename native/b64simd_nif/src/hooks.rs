@@ -1,7 +1,8 @@
 //! Hooks for the tests and the benchmark, compiled only with the `hooks`
 //! feature: the kernels this CPU runs, the calibrated costs (once the
-//! calibration has ended), the switch that forces tiny slices, the options' layout, and whole calls on a dirty
-//! scheduler for the latency probe's comparison.
+//! calibration has ended), the switch that forces tiny slices, the options'
+//! layout, and whole calls on a dirty scheduler for the latency probe's
+//! comparison.
 
 use crate::calibrate;
 use crate::term::{decode_options, encode_options, error_term, new_binary, system_limit};
