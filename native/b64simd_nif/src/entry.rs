@@ -2,28 +2,29 @@
 //! `is_valid`, each of arity 1 and 2, and those of Base16 and Base32),
 //! registered without rustler's `#[nif]` wrapper, which collects the
 //! arguments into a heap-allocated `Vec` on every call, a cost as large as
-//! encoding a short input (`bench/README.md`). The registration uses rustler's `codegen_runtime`,
-//! which is not a stable API: hence rustler's exact pin. It is 0.37.0, which
-//! declares Rust 1.70 (0.37.2 and later declare 1.91, above our 1.78), so the
-//! names are 0.37's: `sys::ERL_NIF_TERM`, which 0.39 calls `ErlNifTerm`.
+//! encoding a short input (`bench/README.md`). Each is a `rustler::Nif`, the
+//! public record of one function that `rustler::init!` reads from the
+//! `inventory` registry, as `#[nif]`'s are; what a call returns or raises is
+//! made here from rustler's public `Error` and erl_nif's own calls.
 
 use crate::calls::{
     base32_decode, base32_encode, base32_is_valid, decode, encode, hex_decode, hex_encode,
     hex_is_valid, is_valid, mime_decode,
 };
 use b64simd_core::options::{DEFAULT_FLAGS, HEX_DECODE_DEFAULT_FLAGS};
-use rustler::{Env, NifResult, Term};
+use rustler::types::atom::{self, Atom};
+use rustler::{Encoder, Env, Error, Term};
 
 macro_rules! entry {
     ($erl_name:literal, $arity:literal, $function:ident, $flags:ident) => {
-        rustler::codegen_runtime::inventory::submit!(rustler::Nif {
-            name: concat!($erl_name, "\0").as_ptr() as *const rustler::codegen_runtime::c_char,
+        inventory::submit!(rustler::Nif {
+            name: concat!($erl_name, "\0").as_ptr().cast::<std::ffi::c_char>(),
             arity: $arity,
             flags: 0,
             raw_func: {
                 unsafe extern "C" fn raw(
                     nif_env: *mut rustler::sys::ErlNifEnv,
-                    argc: rustler::codegen_runtime::c_int,
+                    argc: std::ffi::c_int,
                     argv: *const rustler::sys::ERL_NIF_TERM,
                 ) -> rustler::sys::ERL_NIF_TERM {
                     // SAFETY, for the calls below: the VM calls this with the
@@ -47,28 +48,45 @@ macro_rules! entry {
                     // read back whole (a stalled store forwarding).
                     let mut term = args[0]; // overwritten on success
                     let mut error = None;
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        match $function(env, input_term, input, flags) {
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match $function(
+                            env, input_term, input, flags,
+                        ) {
                             Ok(made) => term = made.as_c_arg(),
                             Err(failed) => error = Some(failed),
-                        }
-                    }));
+                        }));
                     match (result, error) {
                         (Ok(()), None) => term,
-                        (Ok(()), Some(error)) => {
-                            let failed: NifResult<Term> = Err(error);
-                            rustler::codegen_runtime::handle_nif_result(Ok(failed), env).apply(env)
-                        }
-                        (Err(panic), _) => {
-                            let failed: std::thread::Result<NifResult<Term>> = Err(panic);
-                            rustler::codegen_runtime::handle_nif_result(failed, env).apply(env)
-                        }
+                        (Ok(()), Some(error)) => failure(env, error),
+                        // As rustler's own functions: a panic raises `nif_panicked`.
+                        (Err(_), _) => rustler::sys::enif_raise_exception(
+                            nif_env,
+                            rustler::types::atom::nif_panicked().as_c_arg(),
+                        ),
                     }
                 }
                 raw
             },
         });
     };
+}
+
+/// What a call that failed with `error` returns or raises, as rustler makes
+/// it for its own functions: `badarg`, an atom, `{error, Term}`, or an
+/// exception.
+///
+/// # Safety
+/// `env` is the running NIF call's environment.
+unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TERM {
+    let raise = |term: Term| rustler::sys::enif_raise_exception(env.as_c_arg(), term.as_c_arg());
+    let atom = |name: &str| Atom::from_str(env, name).unwrap_or_else(|_| atom::badarg());
+    match error {
+        Error::BadArg => rustler::sys::enif_make_badarg(env.as_c_arg()),
+        Error::Atom(name) => atom(name).encode(env).as_c_arg(),
+        Error::RaiseAtom(name) => raise(atom(name).encode(env)),
+        Error::RaiseTerm(reason) => raise(reason.encode(env)),
+        Error::Term(reason) => (atom::error(), reason.encode(env)).encode(env).as_c_arg(),
+    }
 }
 
 /// The bytes of a binary term, read in place (`enif_inspect_binary`),
