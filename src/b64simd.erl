@@ -84,12 +84,7 @@
 %% its library). `unknown': old code of the module, replaced since, recorded
 %% none.
 
-%% Raised from the API function itself, so that the stack trace shows the
-%% call the user made; format_error/2 explains it from the cause (the byte
-%% at the reason's offset, for bad Base64).
--define(RAISE(Reason, Args, Cause),
-        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
--define(RAISE(Reason, Args), ?RAISE(Reason, Args, #{})).
+-include("b64simd_api.hrl").
 
 %%====================================================================
 %% API
@@ -103,7 +98,7 @@ encode(Data) when is_binary(Data) ->
     finish(b64simd_nif:encode(Data));
 encode(Data) ->
     case b64simd_options:to_binary(Data) of
-        badarg -> ?RAISE(badarg, [Data]);
+        badarg -> ?RAISE(badarg, [Data], #{});
         Binary -> finish(b64simd_nif:encode(Binary))
     end.
 
@@ -123,11 +118,11 @@ encode(Data, Options) ->
             finish(b64simd_nif:encode(Data, Flags));
         Flags when is_integer(Flags) ->
             case b64simd_options:to_binary(Data) of
-                badarg -> ?RAISE(badarg, [Data, Options]);
+                badarg -> ?RAISE(badarg, [Data, Options], #{});
                 Binary -> finish(b64simd_nif:encode(Binary, Flags))
             end;
         badarg ->
-            ?RAISE(badarg, [Data, Options])
+            ?RAISE(badarg, [Data, Options], #{})
     end.
 
 %% @doc As {@link encode/1}, returning a string.
@@ -153,11 +148,7 @@ encode_to_string(Data, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 decode(Base64) ->
-    case run_default(decode, Base64) of
-        Data when is_binary(Data) -> Data;
-        {error, Reason, Byte} -> ?RAISE(Reason, [Base64], #{byte => Byte});
-        badarg -> ?RAISE(badarg, [Base64])
-    end.
+    ?DECODED(run_default(decode, Base64), [Base64]).
 
 %% @doc Decodes with options (see `decode_options()'). Raises like {@link
 %% decode/1}, and `badarg' for an unknown option or a bad option value.
@@ -166,11 +157,7 @@ decode(Base64) ->
       Options :: decode_options(),
       Data :: binary().
 decode(Base64, Options) ->
-    case run(decode, Base64, Options) of
-        Data when is_binary(Data) -> Data;
-        {error, Reason, Byte} -> ?RAISE(Reason, [Base64, Options], #{byte => Byte});
-        badarg -> ?RAISE(badarg, [Base64, Options])
-    end.
+    ?DECODED(run(decode, Base64, Options), [Base64, Options]).
 
 %% @doc As {@link decode/1}, returning a string.
 -spec decode_to_string(Base64) -> DataString when
@@ -194,11 +181,7 @@ decode_to_string(Base64, Options) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64) ->
-    case run_default(decode, Base64) of
-        Data when is_binary(Data) -> {ok, Data};
-        {error, Reason, _Byte} -> {error, Reason};
-        badarg -> ?RAISE(badarg, [Base64])
-    end.
+    ?TRIED(run_default(decode, Base64), [Base64]).
 
 %% @doc As {@link decode/2}, but bad Base64 gives `{error, Reason}'. Still
 %% raises `badarg' for bad arguments or options.
@@ -208,11 +191,7 @@ try_decode(Base64) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64, Options) ->
-    case run(decode, Base64, Options) of
-        Data when is_binary(Data) -> {ok, Data};
-        {error, Reason, _Byte} -> {error, Reason};
-        badarg -> ?RAISE(badarg, [Base64, Options])
-    end.
+    ?TRIED(run(decode, Base64, Options), [Base64, Options]).
 
 %%====================================================================
 %% API: OTP's mime_decode, is_valid
@@ -229,11 +208,7 @@ try_decode(Base64, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 mime_decode(Base64) ->
-    case run_default(mime, Base64) of
-        Data when is_binary(Data) -> Data;
-        {error, Reason, Byte} -> ?RAISE(Reason, [Base64], #{byte => Byte});
-        badarg -> ?RAISE(badarg, [Base64])
-    end.
+    ?DECODED(run_default(mime, Base64), [Base64]).
 
 %% @doc As {@link mime_decode/1}, with OTP 26's options (see
 %% `mime_decode_options()'): `padding => false' accepts an incomplete final
@@ -243,11 +218,7 @@ mime_decode(Base64) ->
       Options :: mime_decode_options(),
       Data :: binary().
 mime_decode(Base64, Options) ->
-    case run(mime, Base64, Options) of
-        Data when is_binary(Data) -> Data;
-        {error, Reason, Byte} -> ?RAISE(Reason, [Base64, Options], #{byte => Byte});
-        badarg -> ?RAISE(badarg, [Base64, Options])
-    end.
+    ?DECODED(run(mime, Base64, Options), [Base64, Options]).
 
 %% @doc As {@link mime_decode/1}, returning a string.
 -spec mime_decode_to_string(Base64) -> DataString when
@@ -270,10 +241,7 @@ mime_decode_to_string(Base64, Options) ->
 -spec is_valid(Base64) -> boolean() when
       Base64 :: iodata().
 is_valid(Base64) ->
-    case run_default(is_valid, Base64) of
-        badarg -> ?RAISE(badarg, [Base64]);
-        Valid -> Valid
-    end.
+    ?RESULT(run_default(is_valid, Base64), [Base64]).
 
 %% @doc Whether {@link try_decode/2} with the same options would return
 %% `{ok, _}'. Raises `badarg' for bad arguments or options, like `decode/2'.
@@ -281,10 +249,7 @@ is_valid(Base64) ->
       Base64 :: iodata(),
       Options :: decode_options().
 is_valid(Base64, Options) ->
-    case run(is_valid, Base64, Options) of
-        badarg -> ?RAISE(badarg, [Base64, Options]);
-        Valid -> Valid
-    end.
+    ?RESULT(run(is_valid, Base64, Options), [Base64, Options]).
 
 %% @doc The simdutf kernel in use: `icelake', `haswell', `westmere', `arm64'
 %% or `fallback'. The environment variable `SIMDUTF_FORCE_IMPLEMENTATION'
@@ -330,36 +295,12 @@ format_error(Reason) ->
       Reason :: term(),
       StackTrace :: erlang:stacktrace(),
       ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
-format_error(badarg, [{_M, Function, Args, _Info} | _]) when is_list(Args) ->
-    b64simd_messages:arguments(kind(Function), Args);
-format_error(Reason, [{_M, Function, [Data | Rest], Info} | _]) ->
-    Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
-    Options = case Rest of
-                  [Map] when is_map(Map) -> Map;
-                  _ -> #{}
-              end,
-    Byte = case Cause of
-               #{byte := Raised} -> Raised;
-               _ -> byte_at(Data, Reason)
-           end,
-    Context = #{byte => Byte, kind => kind(Function), options => Options},
-    #{1 => b64simd_messages:reason(Reason, Context)};
-format_error(_Reason, _StackTrace) ->
-    #{}.
+format_error(Reason, StackTrace) ->
+    b64simd_messages:error_map(Reason, StackTrace, fun kind/1, #{}).
 
 %%====================================================================
 %% Internal
 %%====================================================================
-
-%% The byte of `Data' at the reason's offset, for a stack trace that does
-%% not carry it.
-byte_at(Data, {_Kind, Offset}) when is_integer(Offset) ->
-    case b64simd_options:to_binary(Data) of
-        <<_:Offset/binary, Byte, _/binary>> -> Byte;
-        _ -> undefined
-    end;
-byte_at(_Data, _Reason) ->
-    undefined.
 
 %% The kind of call a function makes (its options, its messages).
 kind(Function) when Function =:= encode; Function =:= encode_to_string -> encode;

@@ -44,8 +44,7 @@
 %% first `='); a last group of 1, 3 or 6 characters, which no data encodes
 %% to (its first byte); an unpadded last group while padding is required.
 
--define(RAISE(Reason, Args, Cause),
-        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
+-include("b64simd_api.hrl").
 
 %%====================================================================
 %% API
@@ -68,10 +67,7 @@ encode(Data) ->
       Options :: encode_options(),
       Base32 :: binary().
 encode(Data, Options) ->
-    case run(encode, Data, Options) of
-        badarg -> ?RAISE(badarg, [Data, Options], #{});
-        Base32 -> Base32
-    end.
+    ?RESULT(run(encode, Data, Options), [Data, Options]).
 
 %% @doc Decodes padded upper-case Base32, as `Base.decode32!/1'. Raises
 %% `reason()' (with `error_info', see {@link format_error/2}) for bad
@@ -80,11 +76,7 @@ encode(Data, Options) ->
       Base32 :: iodata(),
       Data :: binary().
 decode(Base32) ->
-    case run(decode, Base32, #{}) of
-        Data when is_binary(Data) -> Data;
-        {error, Reason, Byte} -> ?RAISE(Reason, [Base32], #{byte => Byte});
-        badarg -> ?RAISE(badarg, [Base32], #{})
-    end.
+    ?DECODED(run(decode, Base32, #{}), [Base32]).
 
 %% @doc Decodes with options (see `decode_options()'). Raises like {@link
 %% decode/1}, and `badarg' for an unknown option or a bad value.
@@ -93,11 +85,7 @@ decode(Base32) ->
       Options :: decode_options(),
       Data :: binary().
 decode(Base32, Options) ->
-    case run(decode, Base32, Options) of
-        Data when is_binary(Data) -> Data;
-        {error, Reason, Byte} -> ?RAISE(Reason, [Base32, Options], #{byte => Byte});
-        badarg -> ?RAISE(badarg, [Base32, Options], #{})
-    end.
+    ?DECODED(run(decode, Base32, Options), [Base32, Options]).
 
 %% @doc As {@link decode/1}, but bad Base32 gives `{error, Reason}'.
 -spec try_decode(Base32) -> {ok, Data} | {error, Reason} when
@@ -115,11 +103,7 @@ try_decode(Base32) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base32, Options) ->
-    case run(decode, Base32, Options) of
-        Data when is_binary(Data) -> {ok, Data};
-        {error, Reason, _Byte} -> {error, Reason};
-        badarg -> ?RAISE(badarg, [Base32, Options], #{})
-    end.
+    ?TRIED(run(decode, Base32, Options), [Base32, Options]).
 
 %% @doc Whether {@link decode/1} would succeed, without building the data.
 -spec is_valid(Base32) -> boolean() when
@@ -132,10 +116,7 @@ is_valid(Base32) ->
       Base32 :: iodata(),
       Options :: decode_options().
 is_valid(Base32, Options) ->
-    case run(is_valid, Base32, Options) of
-        badarg -> ?RAISE(badarg, [Base32, Options], #{});
-        Valid -> Valid
-    end.
+    ?RESULT(run(is_valid, Base32, Options), [Base32, Options]).
 
 %% @doc Says what a reason (raised by this module, or returned by
 %% {@link try_decode/2}) means.

@@ -36,8 +36,7 @@
 %% first byte that is not a hex digit of the case accepted; else, for an
 %% odd number of digits, the offset of the last one, which has no pair.
 
--define(RAISE(Reason, Args, Cause),
-        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
+-include("b64simd_api.hrl").
 
 %%====================================================================
 %% API
@@ -64,11 +63,8 @@ encode_hex(Data) ->
       Case :: encode_case(),
       Hex :: binary().
 encode_hex(Data, Case) ->
-    case b64simd_options:call(fun b64simd_nif:hex_encode/2, Data,
-                              b64simd_options:bits(hex_encode, letter_case, Case)) of
-        badarg -> ?RAISE(badarg, [Data, Case], #{});
-        Hex -> Hex
-    end.
+    Flags = b64simd_options:bits(hex_encode, letter_case, Case),
+    ?RESULT(b64simd_options:call(fun b64simd_nif:hex_encode/2, Data, Flags), [Data, Case]).
 
 %% @doc Decodes hex digits of either case, as OTP's `binary:decode_hex/1':
 %% `decode_hex(<<"666f6F">>)' gives `<<"foo">>'. Raises `reason()' (with
@@ -78,11 +74,7 @@ encode_hex(Data, Case) ->
       Hex :: iodata(),
       Data :: binary().
 decode_hex(Hex) ->
-    case run(decode, Hex, mixed) of
-        Data when is_binary(Data) -> Data;
-        {error, Reason, Byte} -> ?RAISE(Reason, [Hex], #{byte => Byte});
-        badarg -> ?RAISE(badarg, [Hex], #{})
-    end.
+    ?DECODED(run(decode, Hex, mixed), [Hex]).
 
 %% @doc As {@link decode_hex/1}, accepting the letters of `Case' only:
 %% `upper' (`A-F'), `lower' (`a-f') or `mixed' (both); OTP's `uppercase'
@@ -92,11 +84,7 @@ decode_hex(Hex) ->
       Case :: decode_case(),
       Data :: binary().
 decode_hex(Hex, Case) ->
-    case run(decode, Hex, Case) of
-        Data when is_binary(Data) -> Data;
-        {error, Reason, Byte} -> ?RAISE(Reason, [Hex, Case], #{byte => Byte});
-        badarg -> ?RAISE(badarg, [Hex, Case], #{})
-    end.
+    ?DECODED(run(decode, Hex, Case), [Hex, Case]).
 
 %% @doc As {@link decode_hex/1}, but bad hex gives `{error, Reason}'. Still
 %% raises `badarg' if `Hex' is not iodata.
@@ -105,11 +93,7 @@ decode_hex(Hex, Case) ->
       Data :: binary(),
       Reason :: reason().
 try_decode_hex(Hex) ->
-    case run(decode, Hex, mixed) of
-        Data when is_binary(Data) -> {ok, Data};
-        {error, Reason, _Byte} -> {error, Reason};
-        badarg -> ?RAISE(badarg, [Hex], #{})
-    end.
+    ?TRIED(run(decode, Hex, mixed), [Hex]).
 
 %% @doc As {@link decode_hex/2}, but bad hex gives `{error, Reason}'.
 -spec try_decode_hex(Hex, Case) -> {ok, Data} | {error, Reason} when
@@ -118,31 +102,21 @@ try_decode_hex(Hex) ->
       Data :: binary(),
       Reason :: reason().
 try_decode_hex(Hex, Case) ->
-    case run(decode, Hex, Case) of
-        Data when is_binary(Data) -> {ok, Data};
-        {error, Reason, _Byte} -> {error, Reason};
-        badarg -> ?RAISE(badarg, [Hex, Case], #{})
-    end.
+    ?TRIED(run(decode, Hex, Case), [Hex, Case]).
 
 %% @doc Whether {@link decode_hex/1} would succeed, without building the
 %% data. Raises `badarg' if `Hex' is not iodata.
 -spec is_valid_hex(Hex) -> boolean() when
       Hex :: iodata().
 is_valid_hex(Hex) ->
-    case run(is_valid, Hex, mixed) of
-        badarg -> ?RAISE(badarg, [Hex], #{});
-        Valid -> Valid
-    end.
+    ?RESULT(run(is_valid, Hex, mixed), [Hex]).
 
 %% @doc Whether {@link decode_hex/2} would succeed with `Case'.
 -spec is_valid_hex(Hex, Case) -> boolean() when
       Hex :: iodata(),
       Case :: decode_case().
 is_valid_hex(Hex, Case) ->
-    case run(is_valid, Hex, Case) of
-        badarg -> ?RAISE(badarg, [Hex, Case], #{});
-        Valid -> Valid
-    end.
+    ?RESULT(run(is_valid, Hex, Case), [Hex, Case]).
 
 %% @doc Says what a reason (raised by this module, or returned by
 %% {@link try_decode_hex/1}) means: `format_error({incomplete, 5})' says

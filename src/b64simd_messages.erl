@@ -227,26 +227,41 @@ names(Names) ->
 %% Arguments
 %%====================================================================
 
-%% @doc The map of `format_error/2' for an error raised by `b64simd_hex' or
-%% `b64simd_base32' (its `Context', the encoding): `badarg' described
-%% argument by argument, the kind of call `KindOf' the function; a reason
-%% said with the byte its `error_info' cause carries and the options (for
-%% Base16, the case) of the call.
+%% @doc The map of `format_error/2' for an error raised by `b64simd',
+%% `b64simd_hex' or `b64simd_base32' (its `Context', the encoding):
+%% `badarg' described argument by argument, the kind of call `KindOf' the
+%% function; a reason said with the byte at its offset (as its
+%% `error_info' cause carries it, else read from the data) and the options
+%% (for Base16, the case) of the call.
 -spec error_map(term(), erlang:stacktrace(), fun((atom()) -> b64simd_options:kind()),
                 context()) -> #{pos_integer() => unicode:chardata()}.
 error_map(badarg, [{_M, Function, Args, _Info} | _], KindOf, _Context) when is_list(Args) ->
     arguments(KindOf(Function), Args);
-error_map(Reason, [{_M, _Function, [_Data | Rest], Info} | _], _KindOf, Context) ->
+error_map(Reason, [{_M, Function, [Data | Rest], Info} | _], KindOf, Context) ->
     Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
     Options = case Rest of
                   [Map] when is_map(Map) -> Map;
                   [Case] -> #{letter_case => Case};
                   [] -> #{}
               end,
-    #{1 => reason(Reason, Context#{byte => maps:get(byte, Cause, undefined),
+    Byte = case Cause of
+               #{byte := Raised} -> Raised;
+               _ -> byte_at(Data, Reason)
+           end,
+    #{1 => reason(Reason, Context#{byte => Byte, kind => KindOf(Function),
                                    options => Options})};
 error_map(_Reason, _StackTrace, _KindOf, _Context) ->
     #{}.
+
+%% The byte of `Data' at the reason's offset, for a stack trace whose
+%% `error_info' does not carry it.
+byte_at(Data, {_Kind, Offset}) when is_integer(Offset) ->
+    case b64simd_options:to_binary(Data) of
+        <<_:Offset/binary, Byte, _/binary>> -> Byte;
+        _ -> undefined
+    end;
+byte_at(_Data, _Reason) ->
+    undefined.
 
 %% @doc What is wrong with each argument of a call of `Kind' that raised
 %% `badarg': data that is not iodata, options that are not a map or hold an

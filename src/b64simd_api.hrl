@@ -1,0 +1,33 @@
+%% What the API modules (b64simd, b64simd_hex, b64simd_base32) share: how a
+%% call's result becomes what the function returns or raises. Macros, not
+%% functions, so that an error is raised from the API function itself and
+%% its stack trace shows the call the user made; the module's
+%% format_error/2 explains it from the cause (the byte at the offset).
+
+-define(RAISE(Reason, Args, Cause),
+        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
+
+%% An encode's or a validation's result: its text or verdict, or `badarg'
+%% raised.
+-define(RESULT(Result, Args),
+        case Result of
+            badarg -> ?RAISE(badarg, Args, #{});
+            Result__ -> Result__
+        end).
+
+%% A decode's result: its data, or its reason raised with the byte there.
+-define(DECODED(Result, Args),
+        case Result of
+            Data__ when is_binary(Data__) -> Data__;
+            {error, Reason__, Byte__} -> ?RAISE(Reason__, Args, #{byte => Byte__});
+            badarg -> ?RAISE(badarg, Args, #{})
+        end).
+
+%% A decode's result as `try_decode' returns it: `{ok, Data}' or
+%% `{error, Reason}'; `badarg' raised.
+-define(TRIED(Result, Args),
+        case Result of
+            Data__ when is_binary(Data__) -> {ok, Data__};
+            {error, Reason__, _} -> {error, Reason__};
+            badarg -> ?RAISE(badarg, Args, #{})
+        end).
