@@ -15,7 +15,7 @@
 
 use crate::budget::{self, Work};
 use crate::error::DecodeError;
-use crate::job::{Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{HexDecodeOptions, HexEncodeOptions, LetterCase};
 
 /// Encode: every step whole bytes, written at twice their offset.
@@ -32,15 +32,14 @@ impl HexEncodeJob {
             in_pos: 0,
         }
     }
-
-    /// The output an encode of `len` bytes needs, or `None` if that
-    /// overflows.
-    pub fn output_len(len: usize) -> Option<usize> {
-        len.checked_mul(2)
-    }
 }
 
 impl Job for HexEncodeJob {
+    #[inline(always)]
+    fn buffer(&self, input: &[u8]) -> Option<Buffer> {
+        input.len().checked_mul(2).map(Buffer::Data)
+    }
+
     /// A step of `max_input` bytes of work writes as much output as one of
     /// Base64 decode reads: half as many input bytes, as each becomes two
     /// characters. On memory the system has not touched yet, writing the
@@ -103,15 +102,18 @@ impl HexDecodeJob {
     pub fn validates(&self) -> bool {
         self.validate
     }
-
-    /// The output buffer a decode of `len` characters needs (exact for
-    /// valid input).
-    pub fn output_len(len: usize) -> usize {
-        len / 2
-    }
 }
 
 impl Job for HexDecodeJob {
+    /// A decode's: exact for valid input; a validation writes nothing.
+    #[inline(always)]
+    fn buffer(&self, input: &[u8]) -> Option<Buffer> {
+        Some(match self.validate {
+            true => Buffer::Scratch(0),
+            false => Buffer::Data(input.len() / 2),
+        })
+    }
+
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let pairs_end = input.len() & !1;
         let take = (pairs_end - self.in_pos).min(max_input.max(2) & !1);
@@ -242,15 +244,16 @@ mod tests {
             LetterCase::Lower
         };
         let mut job = HexEncodeJob::new(HexEncodeOptions { case });
-        let mut out = vec![0u8; HexEncodeJob::output_len(data.len()).unwrap()];
+        let mut out = vec![0u8; job.buffer(data).unwrap().size()];
         assert_eq!(job.run_to_end(data, &mut out, slice), Ok(out.len()));
         out
     }
 
     fn decode(text: &[u8], case: LetterCase, slice: usize) -> Result<Vec<u8>, DecodeError> {
         let opts = HexDecodeOptions { case };
-        let mut out = vec![0u8; HexDecodeJob::output_len(text.len())];
-        let decoded = HexDecodeJob::new(opts)
+        let mut job = HexDecodeJob::new(opts);
+        let mut out = vec![0u8; job.buffer(text).unwrap().size()];
+        let decoded = job
             .run_to_end(text, &mut out, slice)
             .map(|n| out[..n].to_vec());
         let valid = HexDecodeJob::validating(opts).run_to_end(text, &mut [], slice);

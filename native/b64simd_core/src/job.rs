@@ -33,7 +33,28 @@ pub struct Cost {
     pub weight: usize,
 }
 
+/// The buffer a job writes into, allocated before its first step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffer {
+    /// The result: `Done(n)` means its first `n` bytes.
+    Data(usize),
+    /// Scratch the job overwrites and nobody reads after it (a validation's).
+    Scratch(usize),
+}
+
+impl Buffer {
+    pub fn size(self) -> usize {
+        match self {
+            Buffer::Data(len) | Buffer::Scratch(len) => len,
+        }
+    }
+}
+
 pub trait Job {
+    /// The buffer it writes into for `input` (the input every step gets),
+    /// or `None` if its length overflows.
+    fn buffer(&self, input: &[u8]) -> Option<Buffer>;
+
     /// Works on about `max_input` more input bytes. `input` is the whole
     /// input and `output` the whole output buffer, the same on every step.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step;

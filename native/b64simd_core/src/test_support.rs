@@ -44,7 +44,7 @@ pub fn decode_sliced(
     slice: usize,
 ) -> Result<Vec<u8>, DecodeError> {
     let mut job = DecodeJob::new(input, opts);
-    let mut out = vec![0u8; job.output_len()];
+    let mut out = vec![0u8; job.buffer(input).unwrap().size()];
     job.run_to_end(input, &mut out, slice)
         .map(|n| out[..n].to_vec())
 }

@@ -94,7 +94,7 @@ fn decode_fast(text: &[u8], opts: DecodeOptions) -> Result<Decoded, String> {
 
 fn decode_sliced(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decoded, String> {
     let mut job = DecodeJob::new(text, opts);
-    let len = job.output_len();
+    let len = job.buffer(text).ok_or("no output length")?.size();
     let mut out = guarded(len);
     // Every step consumes at least one byte or ends the job.
     let max_steps = text.len() + 2;
@@ -136,7 +136,8 @@ fn decode_stream(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decod
     for cut in cuts {
         let piece = &text[at..cut];
         at = cut;
-        let (mut job, len) = DecodePiece::new(&carry, piece);
+        let mut job = DecodePiece::new(&carry, piece);
+        let len = job.buffer(piece).ok_or("no output length")?.size();
         match stream_job(&mut job, piece, len, slice, "DecodePiece")? {
             Ok(bytes) => data.extend(bytes),
             Err(error) => return Ok(Err(error)),
@@ -145,7 +146,8 @@ fn decode_stream(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decod
         job.write_next_state(piece, &mut state);
         carry = Carry::from_binary(&state).ok_or("a state the stream cannot read")?;
     }
-    let (mut end, len) = DecodeEnd::new(&carry);
+    let mut end = DecodeEnd::new(&carry);
+    let len = end.buffer(&[]).ok_or("no output length")?.size();
     Ok(stream_job(&mut end, &[], len, slice, "DecodeEnd")?.map(|bytes| [data, bytes].concat()))
 }
 

@@ -2,12 +2,12 @@
 //! and their Base16 and Base32 counterparts, each the core's job for its
 //! options, run by `run`.
 
-use crate::run::{failed_at, run, Buffer, NifJob, Output};
-use crate::term::{decode_options, encode_options, options, system_limit};
-use b64simd_core::base32::{self, Base32DecodeJob, Base32EncodeJob};
+use crate::run::{failed_at, run, NifJob, Output};
+use crate::term::{decode_options, encode_options, options};
+use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
 use b64simd_core::decode::mime::MimeJob;
-use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
-use b64simd_core::encode::wrap::{wrapped_len, WrapJob};
+use b64simd_core::decode::DecodeJob;
+use b64simd_core::encode::wrap::WrapJob;
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::error::DecodeError;
 use b64simd_core::hex::{HexDecodeJob, HexEncodeJob};
@@ -34,19 +34,9 @@ pub(crate) fn encode<'a>(
     match lines {
         None => {
             let job = EncodeJob::new(opts);
-            let len = job.output_len(input.len()).ok_or_else(system_limit)?;
-            run(env, job, term, input, Buffer::Binary(len))
+            run(env, job, term, input)
         }
-        Some(lines) => {
-            let len = wrapped_len(input.len(), opts.padding, lines).ok_or_else(system_limit)?;
-            run(
-                env,
-                WrapJob::new(opts, lines),
-                term,
-                input,
-                Buffer::Binary(len),
-            )
-        }
+        Some(lines) => run(env, WrapJob::new(opts, lines), term, input),
     }
 }
 
@@ -59,8 +49,7 @@ pub(crate) fn decode<'a>(
     flags: u64,
 ) -> NifResult<Term<'a>> {
     let job = DecodeJob::new(input, decode_options(flags, Kind::Decode)?);
-    let len = job.output_len();
-    run(env, job, term, input, Buffer::Binary(len))
+    run(env, job, term, input)
 }
 
 /// OTP's `mime_decode`: every byte outside the alphabet skipped.
@@ -71,13 +60,7 @@ pub(crate) fn mime_decode<'a>(
     flags: u64,
 ) -> NifResult<Term<'a>> {
     let job = MimeJob::new(input, decode_options(flags, Kind::Mime)?);
-    run(
-        env,
-        job,
-        term,
-        input,
-        Buffer::Binary(MimeJob::output_len(input)),
-    )
+    run(env, job, term, input)
 }
 
 /// Whether `decode` with these flags would accept the binary, decoding into
@@ -89,7 +72,7 @@ pub(crate) fn is_valid<'a>(
     flags: u64,
 ) -> NifResult<Term<'a>> {
     let job = DecodeJob::validating(input, decode_options(flags, Kind::Decode)?);
-    run(env, job, term, input, Buffer::Scratch(VALIDATION_SCRATCH))
+    run(env, job, term, input)
 }
 
 /// A decode's result is its data; a validation's (whose output is only
@@ -132,8 +115,7 @@ pub(crate) fn hex_encode<'a>(
     flags: u64,
 ) -> NifResult<Term<'a>> {
     let job = HexEncodeJob::new(options(HexEncodeOptions::from_flags(flags))?);
-    let len = HexEncodeJob::output_len(input.len()).ok_or_else(system_limit)?;
-    run(env, job, term, input, Buffer::Binary(len))
+    run(env, job, term, input)
 }
 
 /// Base16 decode: the data, or `{error, Reason, Byte}`.
@@ -145,8 +127,7 @@ pub(crate) fn hex_decode<'a>(
     flags: u64,
 ) -> NifResult<Term<'a>> {
     let job = HexDecodeJob::new(options(HexDecodeOptions::from_flags(flags))?);
-    let len = HexDecodeJob::output_len(input.len());
-    run(env, job, term, input, Buffer::Binary(len))
+    run(env, job, term, input)
 }
 
 /// Whether `hex_decode` would accept the binary: writes nothing.
@@ -158,7 +139,7 @@ pub(crate) fn hex_is_valid<'a>(
     flags: u64,
 ) -> NifResult<Term<'a>> {
     let job = HexDecodeJob::validating(options(HexDecodeOptions::from_flags(flags))?);
-    run(env, job, term, input, Buffer::Scratch(0))
+    run(env, job, term, input)
 }
 
 /// Base32, either alphabet, either case, padded or not.
@@ -169,8 +150,7 @@ pub(crate) fn base32_encode<'a>(
     flags: u64,
 ) -> NifResult<Term<'a>> {
     let job = Base32EncodeJob::new(options(Base32EncodeOptions::from_flags(flags))?);
-    let len = job.output_len(input.len()).ok_or_else(system_limit)?;
-    run(env, job, term, input, Buffer::Binary(len))
+    run(env, job, term, input)
 }
 
 /// Base32 decode: the data, or `{error, Reason, Byte}`.
@@ -181,8 +161,7 @@ pub(crate) fn base32_decode<'a>(
     flags: u64,
 ) -> NifResult<Term<'a>> {
     let job = Base32DecodeJob::new(input, options(Base32DecodeOptions::from_flags(flags))?);
-    let len = job.output_len();
-    run(env, job, term, input, Buffer::Binary(len))
+    run(env, job, term, input)
 }
 
 /// Whether `base32_decode` would accept the binary, decoding into scratch.
@@ -194,11 +173,5 @@ pub(crate) fn base32_is_valid<'a>(
 ) -> NifResult<Term<'a>> {
     let opts = options(Base32DecodeOptions::from_flags(flags))?;
     let job = Base32DecodeJob::validating(input, opts);
-    run(
-        env,
-        job,
-        term,
-        input,
-        Buffer::Scratch(base32::VALIDATION_SCRATCH),
-    )
+    run(env, job, term, input)
 }

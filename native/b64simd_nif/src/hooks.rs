@@ -121,7 +121,7 @@ fn flag_layout(env: Env) -> Term {
 fn encode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u64) -> NifResult<Term<'a>> {
     let (opts, _) = encode_options(flags)?;
     let mut job = EncodeJob::new(opts);
-    let len = job.output_len(input.len()).ok_or_else(system_limit)?;
+    let len = job.buffer(&input).ok_or_else(system_limit)?.size();
     let (term, output) = new_binary(env, len);
     let _ = job.run_to_end(&input, output, usize::MAX);
     Ok(term)
@@ -131,7 +131,8 @@ fn encode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u64) -> NifResult<Te
 #[rustler::nif(schedule = "DirtyCpu")]
 fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u64) -> NifResult<Term<'a>> {
     let mut job = DecodeJob::new(&input, decode_options(flags, Kind::Decode)?);
-    let (term, output) = new_binary(env, job.output_len());
+    let len = job.buffer(&input).ok_or_else(system_limit)?.size();
+    let (term, output) = new_binary(env, len);
     Ok(match job.run_to_end(&input, output, usize::MAX) {
         Ok(written) if written == output.len() => term,
         Ok(written) => {

@@ -7,10 +7,10 @@
 //! it another input and a caller that dies mid-way leaks nothing.
 
 use crate::atoms;
-use crate::term::{alloc_binary, error_term, new_binary, shrink};
+use crate::term::{alloc_binary, error_term, new_binary, shrink, system_limit};
 use b64simd_core::engine;
 use b64simd_core::error::DecodeError;
-use b64simd_core::job::{Job, Step};
+use b64simd_core::job::{Buffer, Job, Step};
 use b64simd_core::scratch::with_scratch;
 use rustler::env::{OwnedEnv, SavedTerm};
 use rustler::{Binary, Encoder, Env, Error, NifResult, OwnedBinary, ResourceArc, Term};
@@ -50,15 +50,6 @@ pub(crate) trait NifJob: Job + Send + 'static {
 pub(crate) fn failed_at<'a>(env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
     let byte = error.offset().and_then(|at| input.get(at).copied());
     error_term(env, error, byte)
-}
-
-/// The output buffer a job asks for.
-pub(crate) enum Buffer {
-    /// A new binary of this many bytes, the result.
-    Binary(usize),
-    /// Scratch of this many bytes that only the job reads (a validation's):
-    /// this thread's within a call, else its own.
-    Scratch(usize),
 }
 
 /// A job's output buffer: a heap binary for a small output (made in place,
@@ -114,29 +105,29 @@ impl<'a> Output<'a> {
 }
 
 /// Runs `job` over `input` (the bytes of `input_term`) into the buffer it
-/// asks for: its result, or `{continue, Job}`.
+/// asks for: its result, or `{continue, Job}`. Its data is a new binary;
+/// its scratch, within a call, this thread's (or the stack's, for a short
+/// input), else its own.
 #[inline(always)]
 pub(crate) fn run<'a, J: NifJob>(
     env: Env<'a>,
     mut job: J,
     input_term: Term<'a>,
     input: &[u8],
-    buffer: Buffer,
 ) -> NifResult<Term<'a>> {
-    let len = match buffer {
-        Buffer::Binary(len) | Buffer::Scratch(len) => len,
-    };
+    let buffer = job.buffer(input).ok_or_else(system_limit)?;
+    let len = buffer.size();
     if !engine::fits_one_call(&job, input.len()) {
         return start(env, Box::new(job), input_term, input, alloc_binary(len)?);
     }
     // Made before the job runs and never moved after: a move copied it
     // with vector stores that its length, read right after, waited on.
     let mut output = match buffer {
-        Buffer::Binary(_) => Output::new(env, len)?,
+        Buffer::Data(_) => Output::new(env, len)?,
         Buffer::Scratch(_) => Output::Scratch,
     };
     let (result, percent) = match buffer {
-        Buffer::Binary(_) => engine::run_call(&mut job, input, output.bytes()),
+        Buffer::Data(_) => engine::run_call(&mut job, input, output.bytes()),
         Buffer::Scratch(_) if input.len() <= SHORT_VALIDATION => {
             let mut scratch = [0u8; SHORT_VALIDATION];
             let scratch = &mut scratch[..len.min(SHORT_VALIDATION)];

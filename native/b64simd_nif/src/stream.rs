@@ -3,7 +3,7 @@
 //! stream) or the bytes the last call wrote; the core reads and writes
 //! them, Erlang only passes them along.
 
-use crate::run::{run, Buffer, NifJob, Output};
+use crate::run::{run, NifJob, Output};
 use crate::term::{error_term, new_binary, system_limit};
 use b64simd_core::error::DecodeError;
 use b64simd_core::stream::decode::{Carry, DecodeEnd, DecodePiece};
@@ -47,17 +47,16 @@ impl NifJob for EncodePiece {
 #[rustler::nif]
 fn encode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Binary<'a>) -> NifResult<Term<'a>> {
     let stream = state_of(state, EncodeStream::new, EncodeStream::from_state)?;
-    let (job, len) = stream.piece(&piece).ok_or_else(system_limit)?;
-    run(env, job, piece.to_term(env), &piece, Buffer::Binary(len))
+    let job = stream.piece(&piece).ok_or_else(system_limit)?;
+    run(env, job, piece.to_term(env), &piece)
 }
 
 /// The end of an encoding stream: the Base64 of what it carries.
 #[rustler::nif]
 fn encode_stream_end<'a>(env: Env<'a>, state: Term<'a>) -> NifResult<Term<'a>> {
     let stream = state_of(state, EncodeStream::new, EncodeStream::from_state)?;
-    let (job, len) = stream.end().ok_or_else(system_limit)?;
     let nothing = new_binary(env, 0).0;
-    run(env, job, nothing, &[], Buffer::Binary(len))
+    run(env, stream.end(), nothing, &[])
 }
 
 /// `{Data, State}`; an error is the stream's, at its stream offset, with
@@ -91,8 +90,8 @@ impl NifJob for DecodeEnd {
 #[rustler::nif]
 fn decode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Binary<'a>) -> NifResult<Term<'a>> {
     let carry = state_of(state, Carry::new, Carry::from_binary)?;
-    let (job, len) = DecodePiece::new(&carry, &piece);
-    run(env, job, piece.to_term(env), &piece, Buffer::Binary(len))
+    let job = DecodePiece::new(&carry, &piece);
+    run(env, job, piece.to_term(env), &piece)
 }
 
 /// The end of a decoding stream: the data of what it carries, or
@@ -100,7 +99,6 @@ fn decode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Binary<'a>) -> NifRes
 #[rustler::nif]
 fn decode_stream_end<'a>(env: Env<'a>, state: Term<'a>) -> NifResult<Term<'a>> {
     let carry = state_of(state, Carry::new, Carry::from_binary)?;
-    let (job, len) = DecodeEnd::new(&carry);
     let nothing = new_binary(env, 0).0;
-    run(env, job, nothing, &[], Buffer::Binary(len))
+    run(env, DecodeEnd::new(&carry), nothing, &[])
 }

@@ -23,9 +23,10 @@
 use super::DecodeJob;
 use crate::budget::Work;
 use crate::error::DecodeError;
-use crate::job::{Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{Alphabet, DecodeOptions};
 use crate::rules::{class_table_for, is_sextet_class, sextet};
+use crate::scalar;
 use crate::scratch::with_scratch;
 use crate::simd::{self, decode_loose};
 use simdutf::ErrorCode;
@@ -67,18 +68,13 @@ pub struct MimeJob {
 }
 
 impl MimeJob {
-    /// A `mime_decode` of `input`, into a buffer of `output_len(input)`.
+    /// A `mime_decode` of `input`.
     pub fn new(input: &[u8], opts: DecodeOptions) -> MimeJob {
         MimeJob {
             opts,
             fast: DecodeJob::giving_up(input, opts),
             filter: None,
         }
-    }
-
-    /// The output buffer it needs: every byte of `input` might be a character.
-    pub fn output_len(input: &[u8]) -> usize {
-        simd::maximal_decoded_len(input.len())
     }
 
     fn filter_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
@@ -115,12 +111,19 @@ impl MimeJob {
             _ if self.opts.padding_required && !filter.pad_after_last => {
                 Step::Failed(DecodeError::MissingPadding)
             }
-            _ => Step::Done(out_pos + decode_partial(pending, &mut output[out_pos..])),
+            _ => scalar::decode(pending, lenient(self.opts.alphabet), &mut output[out_pos..])
+                .map(|written| out_pos + written)
+                .into(),
         }
     }
 }
 
 impl Job for MimeJob {
+    /// Room for every byte of `input` being a character.
+    fn buffer(&self, input: &[u8]) -> Option<Buffer> {
+        Some(Buffer::Data(simd::maximal_decoded_len(input.len())))
+    }
+
     /// Decodes a slice's worth of input, `max_input` being what plain decode
     /// does in a timeslice. `output` is the whole output, at least
     /// `maximal_decoded_len(input.len())` bytes.
@@ -215,32 +218,39 @@ fn decode_groups(chars: &[u8], alphabet: Alphabet, output: &mut [u8]) -> usize {
     if result.error == ErrorCode::Success {
         return result.count;
     }
-    // Cannot happen (every character is in the alphabet); decode them
-    // one group at a time rather than trust a partial result.
-    chars
-        .chunks_exact(4)
-        .zip(output.chunks_exact_mut(3))
-        .map(|(group, out)| decode_partial(group, out))
-        .sum()
+    // Cannot happen (every character is in the alphabet); decode them with
+    // the definition rather than trust a partial result.
+    scalar::decode(chars, lenient(alphabet), output).unwrap_or(0)
 }
 
-/// Decodes 2, 3 or 4 alphabet characters, dropping the unused bits as OTP
-/// does; returns the bytes written.
-fn decode_partial(chars: &[u8], output: &mut [u8]) -> usize {
-    let bits = chars.iter().fold(0u32, |acc, &c| {
-        (acc << 6) | u32::from(sextet(c).unwrap_or(0))
-    }) << (6 * (4 - chars.len()));
-    let written = chars.len() - 1;
-    for (i, byte) in output[..written].iter_mut().enumerate() {
-        *byte = (bits >> (16 - 8 * i)) as u8;
+/// Alphabet characters decoded as OTP's mime_decode does: a partial last
+/// group with no padding, its unused bits dropped.
+fn lenient(alphabet: Alphabet) -> DecodeOptions {
+    DecodeOptions {
+        alphabet,
+        padding_required: false,
+        reject_whitespace: false,
+        canonical: false,
     }
-    written
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::{wrapped_to_vec, Rng};
+
+    /// Decodes 2, 3 or 4 alphabet characters, dropping the unused bits as
+    /// OTP does; returns the bytes written. The oracle's own.
+    fn decode_partial(chars: &[u8], output: &mut [u8]) -> usize {
+        let bits = chars.iter().fold(0u32, |acc, &c| {
+            (acc << 6) | u32::from(sextet(c).unwrap_or(0))
+        }) << (6 * (4 - chars.len()));
+        let written = chars.len() - 1;
+        for (i, byte) in output[..written].iter_mut().enumerate() {
+            *byte = (bits >> (16 - 8 * i)) as u8;
+        }
+        written
+    }
 
     /// The oracle's own alphabet, written independently of `scalar`.
     fn alphabet_table(alphabet: Alphabet) -> [bool; 256] {
@@ -304,8 +314,8 @@ mod tests {
     }
 
     fn sliced(input: &[u8], opts: DecodeOptions, slice: usize) -> Result<Vec<u8>, DecodeError> {
-        let mut out = vec![0u8; MimeJob::output_len(input)];
         let mut job = MimeJob::new(input, opts);
+        let mut out = vec![0u8; job.buffer(input).unwrap().size()];
         job.run_to_end(input, &mut out, slice)
             .map(|n| out[..n].to_vec())
     }

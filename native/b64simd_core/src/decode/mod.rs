@@ -25,7 +25,7 @@ pub mod short;
 
 use crate::budget::{self, Work};
 use crate::error::DecodeError;
-use crate::job::{Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::DecodeOptions;
 use crate::rules::{self, check_final_quantum, check_skipped_bytes, sextet};
 use crate::scalar;
@@ -96,7 +96,7 @@ pub struct DecodeJob {
 }
 
 impl DecodeJob {
-    /// A decode of `input`; `output_len()` is the buffer it needs.
+    /// A decode of `input`.
     pub fn new(input: &[u8], opts: DecodeOptions) -> DecodeJob {
         let Range { start, end } = rules::trimmed(input, opts);
         DecodeJob {
@@ -158,12 +158,6 @@ impl DecodeJob {
             ending: Ending::GiveUp,
             ..DecodeJob::new(input, opts)
         }
-    }
-
-    /// The output buffer this decode needs: `simd::decoded_len_bound` of the
-    /// text it reads, exact for text without whitespace inside it.
-    pub fn output_len(&self) -> usize {
-        self.bound
     }
 
     /// Whether this is a validation (`validating`), whose output is scratch.
@@ -396,6 +390,17 @@ impl DecodeJob {
 }
 
 impl Job for DecodeJob {
+    /// A decode's: `simd::decoded_len_bound` of the text it reads (the
+    /// `input` it was made for), exact for text without whitespace inside
+    /// it; a validation's: `VALIDATION_SCRATCH`.
+    #[inline(always)]
+    fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
+        Some(match self.discard {
+            true => Buffer::Scratch(VALIDATION_SCRATCH),
+            false => Buffer::Data(self.bound),
+        })
+    }
+
     /// Decodes about `max_input` more input bytes. The short path is tried
     /// here, inlined into the caller, and the other stages out of line: a
     /// short input's call is mostly fixed costs.

@@ -6,7 +6,7 @@ pub mod wrap;
 
 use crate::budget::Work;
 use crate::encoder::encode_into;
-use crate::job::{Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::EncodeOptions;
 use crate::simd::encoded_len;
 
@@ -31,12 +31,6 @@ impl EncodeJob {
             out_pos,
         }
     }
-
-    /// The output buffer an encode of `len` bytes needs: its exact length,
-    /// or `None` if that overflows.
-    pub fn output_len(&self, len: usize) -> Option<usize> {
-        encoded_len(len, self.opts.padding)
-    }
 }
 
 /// How much of the `remaining` input a step of about `max_input` bytes
@@ -56,6 +50,12 @@ fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize {
 const ALIGNED_GROUP: usize = 192;
 
 impl Job for EncodeJob {
+    /// The encoding's exact length.
+    #[inline(always)]
+    fn buffer(&self, input: &[u8]) -> Option<Buffer> {
+        encoded_len(input.len(), self.opts.padding).map(Buffer::Data)
+    }
+
     /// Encodes at most `max_input` more bytes (whole 3-byte groups, so no
     /// step but the last has padding). `output` is the whole output.
     /// Inlined into the call, as decode's: returned through memory, its
@@ -96,7 +96,7 @@ mod tests {
 
     fn encode_sliced(input: &[u8], opts: EncodeOptions, slice: usize) -> Vec<u8> {
         let mut job = EncodeJob::new(opts);
-        let mut out = vec![0u8; job.output_len(input.len()).unwrap()];
+        let mut out = vec![0u8; job.buffer(input).unwrap().size()];
         let written = job.run_to_end(input, &mut out, slice);
         assert_eq!(written, Ok(out.len()));
         out

@@ -15,7 +15,7 @@
 use super::step_len;
 use crate::budget::Work;
 use crate::encoder::{self, encode_into, LineEncoder};
-use crate::job::{Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
 use crate::simd::encoded_len;
@@ -193,6 +193,11 @@ impl WrapJob {
 }
 
 impl Job for WrapJob {
+    /// The wrapped encoding's exact length.
+    fn buffer(&self, input: &[u8]) -> Option<Buffer> {
+        wrapped_len(input.len(), self.opts.padding, self.lines).map(Buffer::Data)
+    }
+
     /// Encodes a slice's worth of input, `max_input` being plain encode's
     /// (whole lines and 3-byte groups unless it is the end). `output` is the
     /// whole output, exactly `wrapped_len` bytes. Inlined into the call,

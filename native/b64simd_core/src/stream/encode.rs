@@ -10,7 +10,7 @@
 use crate::encode::wrap::{wrapped_len_after, WrapJob};
 use crate::encode::EncodeJob;
 use crate::encoder::encode_into;
-use crate::job::{Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{EncodeOptions, Lines};
 use crate::simd::encoded_len;
 
@@ -72,9 +72,9 @@ impl EncodeStream {
         out[HEADER..].copy_from_slice(&self.carry[..self.carry_len]);
     }
 
-    /// The job that encodes the whole groups of the carry and `piece`, and
-    /// the length of its output; `None` if that overflows.
-    pub fn piece(&self, piece: &[u8]) -> Option<(EncodePiece, usize)> {
+    /// The job that encodes the whole groups of the carry and `piece`;
+    /// `None` if their length overflows.
+    pub fn piece(&self, piece: &[u8]) -> Option<EncodePiece> {
         let total = self.carry_len.checked_add(piece.len())?;
         let whole = total / 3 * 3;
         let taken = whole.saturating_sub(self.carry_len);
@@ -88,17 +88,13 @@ impl EncodeStream {
             // A break comes before each character that finds the line full.
             next.column = (self.column + whole / 3 * 4 - 1) % lines.length + 1;
         }
-        let job = self.job(whole, taken, Some(next));
-        Some((job, self.output_len(whole)?))
+        Some(self.job(whole, taken, Some(next)))
     }
 
     /// The job that ends the stream: the carry encoded, padded as the
-    /// options say, and the length of its output.
-    pub fn end(&self) -> Option<(EncodePiece, usize)> {
-        Some((
-            self.job(self.carry_len, 0, None),
-            self.output_len(self.carry_len)?,
-        ))
+    /// options say.
+    pub fn end(&self) -> EncodePiece {
+        self.job(self.carry_len, 0, None)
     }
 
     fn carried(&self) -> &[u8] {
@@ -185,6 +181,15 @@ impl EncodePiece {
 }
 
 impl Job for EncodePiece {
+    /// The encoding of the carry's bytes and the piece's it takes.
+    fn buffer(&self, _piece: &[u8]) -> Option<Buffer> {
+        let len = match self.empty {
+            true => 0,
+            false => self.stream.carry_len + self.data_len,
+        };
+        self.stream.output_len(len).map(Buffer::Data)
+    }
+
     /// `piece` is the stream's piece (none at its end).
     fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
         if self.empty {
@@ -215,7 +220,8 @@ mod tests {
     use crate::options::LineBreak;
     use crate::test_support::{encode_to_vec, wrapped_to_vec, Rng};
 
-    fn run(job: &mut EncodePiece, piece: &[u8], len: usize, slice: usize) -> Vec<u8> {
+    fn run(job: &mut EncodePiece, piece: &[u8], slice: usize) -> Vec<u8> {
+        let len = job.buffer(piece).unwrap().size();
         let mut out = vec![0u8; len];
         assert_eq!(job.run_to_end(piece, &mut out, slice), Ok(len));
         out
@@ -232,14 +238,14 @@ mod tests {
             let piece = &input[at..cut.max(at)];
             at = cut.max(at);
             let s = EncodeStream::from_state(&state).unwrap();
-            let (mut job, len) = s.piece(piece).unwrap();
-            out.extend(run(&mut job, piece, len, slice));
+            let mut job = s.piece(piece).unwrap();
+            out.extend(run(&mut job, piece, slice));
             let next = job.next().unwrap();
             state = vec![0u8; next.state_len()];
             next.write_state(&mut state);
         }
-        let (mut job, len) = EncodeStream::from_state(&state).unwrap().end().unwrap();
-        out.extend(run(&mut job, &[], len, slice));
+        let mut job = EncodeStream::from_state(&state).unwrap().end();
+        out.extend(run(&mut job, &[], slice));
         out
     }
 

@@ -18,7 +18,7 @@ pub use carry::Carry;
 
 use crate::budget::{self, Work};
 use crate::decode::DecodeJob;
-use crate::job::{Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::DecodeOptions;
 use crate::simd::maximal_decoded_len;
 use in_place::{InPlaceJob, Start};
@@ -53,17 +53,15 @@ enum Kept {
 }
 
 impl DecodePiece {
-    /// The decode of `piece` after `carry`, and its output buffer's length.
-    pub fn new(carry: &Carry, piece: &[u8]) -> (DecodePiece, usize) {
-        let job = DecodePiece {
+    /// The decode of `piece` after `carry`.
+    pub fn new(carry: &Carry, piece: &[u8]) -> DecodePiece {
+        DecodePiece {
             carry: *carry,
             piece_len: piece.len(),
             phase: Phase::Begin,
             weight: 1,
             error_byte: None,
-        };
-        let output_len = maximal_decoded_len(carry.bytes().len().saturating_add(piece.len()));
-        (job, output_len)
+        }
     }
 
     /// Once failed: the byte at the error, for its message.
@@ -126,6 +124,12 @@ impl DecodePiece {
 }
 
 impl Job for DecodePiece {
+    /// Room for every byte of the carry and `piece` being a character.
+    fn buffer(&self, piece: &[u8]) -> Option<Buffer> {
+        let text = self.carry.bytes().len().saturating_add(piece.len());
+        Some(Buffer::Data(maximal_decoded_len(text)))
+    }
+
     fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
         match &mut self.phase {
             Phase::Begin => {
@@ -184,18 +188,13 @@ pub struct DecodeEnd {
 }
 
 impl DecodeEnd {
-    /// The end of a stream in this state, and its output buffer's length.
-    pub fn new(carry: &Carry) -> (DecodeEnd, usize) {
-        let decode = DecodeJob::new(carry.bytes(), carry.options());
-        let output_len = decode.output_len();
-        (
-            DecodeEnd {
-                carry: *carry,
-                decode,
-                error_byte: None,
-            },
-            output_len,
-        )
+    /// The end of a stream in this state.
+    pub fn new(carry: &Carry) -> DecodeEnd {
+        DecodeEnd {
+            carry: *carry,
+            decode: DecodeJob::new(carry.bytes(), carry.options()),
+            error_byte: None,
+        }
     }
 
     /// Once failed: the byte at the error, for its message.
@@ -205,6 +204,11 @@ impl DecodeEnd {
 }
 
 impl Job for DecodeEnd {
+    /// The decode's of what is carried.
+    fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
+        self.decode.buffer(self.carry.bytes())
+    }
+
     /// Reads what is carried: `input` is not read (the stream has ended).
     fn step(&mut self, _input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let carried = self.carry.bytes();
@@ -242,16 +246,16 @@ mod tests {
         for &cut in cuts.iter().chain([input.len()].iter()) {
             let piece = &input[at..cut.max(at)];
             at = cut.max(at);
-            let (mut job, len) = DecodePiece::new(&carry, piece);
-            let mut data = vec![0u8; len];
+            let mut job = DecodePiece::new(&carry, piece);
+            let mut data = vec![0u8; job.buffer(piece).unwrap().size()];
             let written = job.run_to_end(piece, &mut data, slice)?;
             out.extend_from_slice(&data[..written]);
             let mut state = vec![0u8; job.next_state_len()];
             job.write_next_state(piece, &mut state);
             carry = Carry::from_binary(&state).unwrap();
         }
-        let (mut end, len) = DecodeEnd::new(&carry);
-        let mut data = vec![0u8; len];
+        let mut end = DecodeEnd::new(&carry);
+        let mut data = vec![0u8; end.buffer(&[]).unwrap().size()];
         let written = end.run_to_end(&[], &mut data, slice)?;
         out.extend_from_slice(&data[..written]);
         Ok(out)
