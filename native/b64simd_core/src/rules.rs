@@ -79,6 +79,17 @@ pub fn sextet(byte: u8) -> Option<u8> {
     is_sextet_class(class).then_some(class)
 }
 
+/// How many `=` may end a text whose last quantum has `characters`
+/// characters (counted mod 4): two after two, one after three, else none.
+#[inline]
+pub fn pads_allowed(characters: usize) -> usize {
+    match characters % 4 {
+        2 => 2,
+        3 => 1,
+        _ => 0,
+    }
+}
+
 /// The whitespace OTP skips. simdutf also skips `\f`, which OTP rejects.
 #[inline]
 pub fn is_otp_whitespace(byte: u8) -> bool {

@@ -26,7 +26,7 @@
 
 use crate::error::DecodeError;
 use crate::options::DecodeOptions;
-use crate::rules::{class_table_for, INVALID, PAD, WHITESPACE};
+use crate::rules::{class_table_for, pads_allowed, INVALID, PAD, WHITESPACE};
 
 /// What one input byte is, for a given alphabet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,14 +104,9 @@ impl Decoder {
                     }
                 }
                 Class::Pad => {
-                    let pads_allowed = match self.significant % 4 {
-                        2 => 2,
-                        3 => 1,
-                        _ => 0,
-                    };
                     self.first_pad.get_or_insert(at);
                     self.pads += 1;
-                    if self.pads > pads_allowed {
+                    if self.pads > pads_allowed(self.significant) {
                         return Err(DecodeError::BadPadding(at));
                     }
                 }

@@ -19,7 +19,7 @@ use crate::decode::DecodeJob;
 use crate::error::DecodeError;
 use crate::job::{Job, Step};
 use crate::options::DecodeOptions;
-use crate::rules::is_otp_whitespace;
+use crate::rules::{is_otp_whitespace, pads_allowed};
 
 #[derive(Clone, Debug)]
 pub struct JoinedJob {
@@ -102,17 +102,13 @@ impl JoinedJob {
             .take(left)
             .collect();
         chars.reverse();
-        let mut pads_allowed = match left {
-            2 => 2,
-            3 => 1,
-            _ => 0,
-        };
+        let mut pads_left = pads_allowed(left);
         for (at, &byte) in self.joined.iter().enumerate().skip(self.body_len) {
             if byte == b'=' {
-                if pads_allowed == 0 {
+                if pads_left == 0 {
                     return Err(DecodeError::BadPadding(at));
                 }
-                pads_allowed -= 1;
+                pads_left -= 1;
                 chars.push(at);
             } else if self.opts.reject_whitespace {
                 return Err(DecodeError::InvalidCharacter(at));
