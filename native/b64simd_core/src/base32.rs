@@ -21,7 +21,7 @@
 
 use crate::budget::{self, Work};
 use crate::error::DecodeError;
-use crate::job::{Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, LetterCase};
 use data_encoding::{Encoding, Specification};
 use std::sync::OnceLock;
@@ -197,13 +197,13 @@ impl Base32EncodeJob {
             out_pos: 0,
         }
     }
-
-    pub fn output_len(&self, len: usize) -> Option<usize> {
-        encoded_len(len, self.opts.padding)
-    }
 }
 
 impl Job for Base32EncodeJob {
+    fn buffer(&self, input: &[u8]) -> Option<Buffer> {
+        encoded_len(input.len(), self.opts.padding).map(Buffer::Data)
+    }
+
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let remaining = input.len() - self.in_pos;
         let take = if remaining <= max_input.max(GROUP_BYTES) {
@@ -281,11 +281,6 @@ impl Base32DecodeJob {
         self.validate
     }
 
-    /// The output buffer this decode needs: exact for valid input.
-    pub fn output_len(&self) -> usize {
-        self.bound
-    }
-
     /// Where this step's bytes go, `len` of them.
     fn target<'o>(&self, output: &'o mut [u8], len: usize) -> &'o mut [u8] {
         if self.validate {
@@ -342,6 +337,14 @@ impl Base32DecodeJob {
 }
 
 impl Job for Base32DecodeJob {
+    /// A decode's: exact for valid input; a validation's: `VALIDATION_SCRATCH`.
+    fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
+        Some(match self.validate {
+            true => Buffer::Scratch(VALIDATION_SCRATCH),
+            false => Buffer::Data(self.bound),
+        })
+    }
+
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let budget = (max_input / GROUP_CHARS).max(1) * GROUP_CHARS;
         let end = self.last_group.min(self.in_pos.saturating_add(budget));
@@ -404,62 +407,12 @@ fn check_last_group(group: &[u8], opts: Base32DecodeOptions) -> Result<usize, De
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base32_reference::{base32_reference_decode, base32_reference_encode};
     use crate::test_support::Rng;
-
-    /// The obvious encoder: 5 bits at a time, most significant first.
-    fn reference_encode(data: &[u8], opts: Base32EncodeOptions) -> Vec<u8> {
-        let symbols = match opts.alphabet {
-            Base32Alphabet::Standard => STANDARD,
-            Base32Alphabet::Hex => HEX,
-        };
-        let symbols = match opts.case {
-            LetterCase::Lower => symbols.to_ascii_lowercase(),
-            _ => symbols.to_string(),
-        };
-        let symbols = symbols.as_bytes();
-        let mut out = vec![];
-        for group in data.chunks(5) {
-            let mut block = [0u8; 5];
-            block[..group.len()].copy_from_slice(group);
-            let bits = block.iter().fold(0u64, |acc, &b| acc << 8 | b as u64);
-            let chars = PARTIAL_CHARS.get(group.len()).copied().unwrap_or(8);
-            let chars = if group.len() == 5 { 8 } else { chars };
-            for i in 0..chars {
-                out.push(symbols[(bits >> (35 - 5 * i) & 31) as usize]);
-            }
-            if opts.padding {
-                out.resize(out.len() + 8 - chars, b'=');
-            }
-        }
-        out
-    }
-
-    /// The obvious decoder over the rules above: the text's groups, each
-    /// checked and its bits taken 5 at a time.
-    fn reference_decode(text: &[u8], opts: Base32DecodeOptions) -> Result<Vec<u8>, DecodeError> {
-        let last = text.len().saturating_sub(1) / 8 * 8;
-        if let Some(error) = locate_in_groups(&text[..last], opts) {
-            return Err(error);
-        }
-        let characters = check_last_group(&text[last..], opts).map_err(|e| e.shifted(last))?;
-        let data = &text[..last + characters];
-        let mut out = vec![];
-        let (mut acc, mut bits) = (0u32, 0);
-        for &b in data {
-            acc = acc << 5 | symbol(b, opts.alphabet, opts.case).unwrap() as u32;
-            bits += 5;
-            if bits >= 8 {
-                bits -= 8;
-                out.push((acc >> bits) as u8);
-                acc &= (1 << bits) - 1;
-            }
-        }
-        Ok(out)
-    }
 
     fn encode(data: &[u8], opts: Base32EncodeOptions, slice: usize) -> Vec<u8> {
         let mut job = Base32EncodeJob::new(opts);
-        let mut out = vec![0u8; job.output_len(data.len()).unwrap()];
+        let mut out = vec![0u8; job.buffer(data).unwrap().size()];
         assert_eq!(job.run_to_end(data, &mut out, slice), Ok(out.len()));
         out
     }
@@ -470,7 +423,7 @@ mod tests {
         slice: usize,
     ) -> Result<Vec<u8>, DecodeError> {
         let mut job = Base32DecodeJob::new(text, opts);
-        let mut out = vec![0u8; job.output_len()];
+        let mut out = vec![0u8; job.buffer(text).unwrap().size()];
         let decoded = job
             .run_to_end(text, &mut out, slice)
             .map(|n| out[..n].to_vec());
@@ -567,7 +520,7 @@ mod tests {
         for len in 0..200 {
             let data = rng.bytes(len);
             for opts in encode_options() {
-                let text = reference_encode(&data, opts);
+                let text = base32_reference_encode(&data, opts);
                 for slice in [1, 5, 8, 13, 64, usize::MAX] {
                     assert_eq!(encode(&data, opts, slice), text, "len {len} {opts:?}");
                 }
@@ -575,7 +528,7 @@ mod tests {
                     for slice in [1, 16, usize::MAX] {
                         assert_eq!(
                             decode(&text, decode_opts, slice),
-                            reference_decode(&text, decode_opts),
+                            base32_reference_decode(&text, decode_opts),
                             "len {len} {decode_opts:?} slice {slice}"
                         );
                     }
@@ -596,7 +549,7 @@ mod tests {
                     padding,
                     ..Base32EncodeOptions::DEFAULT
                 };
-                let mut text = reference_encode(&rng.bytes(len), opts);
+                let mut text = base32_reference_encode(&rng.bytes(len), opts);
                 for at in 0..text.len() {
                     let original = text[at];
                     for byte in 0..=255u8 {
@@ -604,7 +557,7 @@ mod tests {
                         for opts in Base32DecodeOptions::all() {
                             assert_eq!(
                                 decode(&text, opts, [8, usize::MAX][byte as usize % 2]),
-                                reference_decode(&text, opts),
+                                base32_reference_decode(&text, opts),
                                 "{text:?} {opts:?}"
                             );
                         }
@@ -652,7 +605,7 @@ mod tests {
             let len = (rng.next() % (1 << 19)) as usize;
             let data = rng.bytes(len);
             let opts = Base32EncodeOptions::DEFAULT;
-            let text = reference_encode(&data, opts);
+            let text = base32_reference_encode(&data, opts);
             assert_eq!(encode(&data, opts, 65_536), text);
             let decode_opts = Base32DecodeOptions::DEFAULT;
             assert_eq!(decode(&text, decode_opts, 40_000), Ok(data));

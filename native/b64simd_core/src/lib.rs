@@ -17,12 +17,15 @@
 //!   every decode runs (validation and `mime_decode` included);
 //! - `hex`, `base32`: Base16 and Base32, jobs of the same engine over
 //!   const-hex's kernels, and data-encoding's Base32 decoder beside our
-//!   own Base32 encoder;
+//!   own Base32 encoder (`base32_reference`, for tests and the fuzzer only:
+//!   the reference Base32 is held to);
 //! - `engine`: a job run within one call or a slice at a time;
 //! - `stream`: both streams' state between pieces, and their jobs.
 
 pub mod avx2;
 pub mod base32;
+#[cfg(any(test, feature = "testing"))]
+pub mod base32_reference;
 pub mod budget;
 pub mod decode;
 pub mod encode;

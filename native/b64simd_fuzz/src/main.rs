@@ -26,8 +26,8 @@ mod codecs;
 mod inputs;
 mod reference;
 
-use b64simd_core::{avx2, kernel};
 use b64simd_core::options::DecodeOptions;
+use b64simd_core::{avx2, kernel};
 use inputs::Rng;
 use reference::Reference;
 use std::io::{BufRead, BufReader};
@@ -184,7 +184,10 @@ fn run_kernel(args: &Args, kernel: &str) -> ExitCode {
         return ExitCode::from(2);
     }
     if let Err(refusal) = kernel::active() {
-        eprintln!("b64simd_fuzz: {} refused: {refusal:?}", kernel::FORCE_VARIABLE);
+        eprintln!(
+            "b64simd_fuzz: {} refused: {refusal:?}",
+            kernel::FORCE_VARIABLE
+        );
         return ExitCode::from(2);
     }
     let mut fuzzer = Fuzzer {
