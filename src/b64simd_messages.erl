@@ -83,67 +83,89 @@ option(Key, Value, #{dialect := elixir}) -> io_lib:format("~s: ~s", [Key, Value]
 option(Key, Value, _Context) -> io_lib:format("~s => ~s", [Key, Value]).
 
 %% What accepts the character: the other alphabet, or whitespace skipped.
-hint(Byte, Context) when Byte =:= $-; Byte =:= $_ ->
-    case {mode(Context), Context} of
-        {standard, #{dialect := elixir}} -> "; use url_decode64 for '-' and '_'";
-        {standard, _} -> "; use mode => urlsafe for '-' and '_'";
-        _ -> ""
-    end;
-hint(Byte, Context) when Byte =:= $+; Byte =:= $/ ->
-    case {mode(Context), Context} of
-        {urlsafe, #{dialect := elixir}} -> "; use decode64 for '+' and '/'";
-        {urlsafe, _} -> "; use mode => standard for '+' and '/'";
-        _ -> ""
-    end;
-hint(Byte, #{options := #{whitespace := reject}} = Context)
-  when Byte =:= $\s; Byte =:= $\t; Byte =:= $\n; Byte =:= $\r ->
-    case Context of
-        #{dialect := elixir} -> "; use ignore: :whitespace to skip whitespace";
-        _ -> "; whitespace is rejected because of whitespace => reject"
+%% What each alphabet, case and whitespace option takes is asked of the codec
+%% (`accepts/3'), not written here again.
+hint(Byte, Context) when is_integer(Byte) ->
+    Options = maps:get(options, Context, #{}),
+    Quantum = <<Byte, Byte, Byte, Byte>>,
+    Mode = maps:get(mode, Options, standard),
+    Skipped = maps:get(whitespace, Options, skip) =:= reject
+        andalso accepts(decode, #{}, <<"AAAA", Byte>>),
+    case {Mode, Skipped, Context} of
+        {_, true, #{dialect := elixir}} -> "; use ignore: :whitespace to skip whitespace";
+        {_, true, _} -> "; whitespace is rejected because of whitespace => reject";
+        {any, false, _} -> "";
+        {_, false, _} ->
+            Other = #{standard => urlsafe, urlsafe => standard},
+            case accepts(decode, #{mode => maps:get(Mode, Other)}, Quantum)
+                andalso not accepts(decode, #{mode => Mode}, Quantum) of
+                true -> mode_hint(Mode, Context);
+                false -> ""
+            end
     end;
 hint(_Byte, _Context) ->
     "".
 
-mode(Context) ->
-    maps:get(mode, maps:get(options, Context, #{}), standard).
+mode_hint(standard, #{dialect := elixir}) -> "; use url_decode64 for '-' and '_'";
+mode_hint(standard, _Context) -> "; use mode => urlsafe for '-' and '_'";
+mode_hint(urlsafe, #{dialect := elixir}) -> "; use decode64 for '+' and '/'";
+mode_hint(urlsafe, _Context) -> "; use mode => standard for '+' and '/'".
 
 %% Base16: a letter of the other case, and the case that accepts it.
-hex_case_hint(Byte, Context) when Byte >= $a, Byte =< $f; Byte >= $A, Byte =< $F ->
-    case {letter_case(Context), Context} of
-        {mixed, _} -> "";
-        {_, #{dialect := elixir}} -> "; use case: :mixed to accept both cases";
-        _ -> "; use the case mixed (decode_hex/1) to accept both cases"
+hex_case_hint(Byte, Context) when is_integer(Byte) ->
+    Case = letter_case(Context),
+    Pair = <<Byte, Byte>>,
+    case accepts(hex_decode, #{letter_case => mixed}, Pair)
+        andalso not accepts(hex_decode, #{letter_case => Case}, Pair) of
+        true -> case_hint(Context);
+        false -> ""
     end;
 hex_case_hint(_Byte, _Context) ->
     "".
 
 %% Base32: a letter of the other case, or a character of the other alphabet.
-base32_hint(Byte, Context) when Byte >= $a, Byte =< $z; Byte >= $A, Byte =< $Z ->
-    Other = case letter_case(Context) of
-                mixed -> false;
-                upper -> Byte >= $a;
-                lower -> Byte =< $Z
-            end,
-    case {Other, Context} of
-        {true, #{dialect := elixir}} -> "; use case: :mixed to accept both cases";
-        {true, _} -> "; use letter_case => mixed to accept both cases";
-        {false, _} -> base32_alphabet_hint(Byte, Context)
-    end;
-base32_hint(Byte, Context) ->
-    base32_alphabet_hint(Byte, Context).
-
-base32_alphabet_hint(Byte, Context) ->
+base32_hint(Byte, Context) when is_integer(Byte) ->
     Alphabet = maps:get(alphabet, maps:get(options, Context, #{}), standard),
-    Upper = string:to_upper(Byte),
-    Hex = (Upper >= $0 andalso Upper =< $9) orelse (Upper >= $A andalso Upper =< $V),
-    Standard = (Upper >= $A andalso Upper =< $Z) orelse (Upper >= $2 andalso Upper =< $7),
-    case {Alphabet, Hex, Standard, Context} of
-        {standard, true, false, #{dialect := elixir}} ->
-            "; use hex_decode32 for the extended hex alphabet";
-        {standard, true, false, _} -> "; use alphabet => hex for the extended hex alphabet";
-        {hex, false, true, #{dialect := elixir}} -> "; use decode32 for the standard alphabet";
-        {hex, false, true, _} -> "; use alphabet => standard for the standard alphabet";
-        _ -> ""
+    Group = binary:copy(<<Byte>>, 8),
+    Accepts = fun(In, Case) ->
+                      accepts(base32_decode, #{alphabet => In, letter_case => Case}, Group)
+              end,
+    Other = #{standard => hex, hex => standard},
+    InAlphabet = Accepts(Alphabet, mixed),
+    case InAlphabet andalso not Accepts(Alphabet, letter_case(Context)) of
+        true -> case_hint(Context);
+        false ->
+            case not InAlphabet andalso Accepts(maps:get(Alphabet, Other), mixed) of
+                true -> base32_alphabet_hint(Alphabet, Context);
+                false -> ""
+            end
+    end;
+base32_hint(_Byte, _Context) ->
+    "".
+
+case_hint(#{dialect := elixir}) -> "; use case: :mixed to accept both cases";
+case_hint(#{encoding := base16}) -> "; use the case mixed (decode_hex/1) to accept both cases";
+case_hint(_Context) -> "; use letter_case => mixed to accept both cases".
+
+base32_alphabet_hint(standard, #{dialect := elixir}) ->
+    "; use hex_decode32 for the extended hex alphabet";
+base32_alphabet_hint(standard, _Context) -> "; use alphabet => hex for the extended hex alphabet";
+base32_alphabet_hint(hex, #{dialect := elixir}) -> "; use decode32 for the standard alphabet";
+base32_alphabet_hint(hex, _Context) -> "; use alphabet => standard for the standard alphabet".
+
+%% Whether a decode of `Kind' with `Options' (the rest default) accepts
+%% `Text', asked of the codec itself; false where it cannot answer (the
+%% library not loaded).
+accepts(Kind, Options, Text) ->
+    Nif = case Kind of
+              decode -> fun b64simd_nif:is_valid/2;
+              hex_decode -> fun b64simd_nif:hex_is_valid/2;
+              base32_decode -> fun b64simd_nif:base32_is_valid/2
+          end,
+    try
+        b64simd_options:call(Nif, Text, b64simd_options:flags(Kind, Options)) =:= true
+    catch
+        error:_ -> false
     end.
 
 %% The case a Base16 or Base32 decode accepts, in either module's words; by

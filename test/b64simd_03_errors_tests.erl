@@ -34,6 +34,21 @@ invalid_character_test() ->
     assert_message(<<"QQ ==">>, #{whitespace => reject}, 1,
                    ["0x20 at byte 2", "whitespace => reject"]).
 
+%% A hint names an option only where the codec accepts the byte with it:
+%% none for `\f' (which OTP rejects as whitespace too), nor for a byte no
+%% mode takes.
+hints_come_from_the_codec_test() ->
+    Say = fun(Byte, Options) ->
+                  Context = #{byte => Byte, kind => decode, options => Options},
+                  unicode:characters_to_list(
+                    b64simd_messages:reason({invalid_character, 0}, Context))
+          end,
+    ?assertEqual("invalid base64 character 0x0C at byte 0", Say($\f, #{whitespace => reject})),
+    ?assertEqual("invalid base64 character 0x21 ('!') at byte 0", Say($!, #{})),
+    ?assertEqual("invalid base64 character 0x2D ('-') at byte 0", Say($-, #{mode => any})),
+    ?assertEqual("invalid base64 character 0x0A at byte 0; whitespace is rejected because of "
+                 "whitespace => reject", Say($\n, #{whitespace => reject})).
+
 %% The offset and the character named are those of the flattened iolist.
 invalid_character_in_iolist_test() ->
     Input = [<<"QU">>, [$J, "D"], [[<<"Q">>], "Q"], $-, <<"=">>],

@@ -212,6 +212,11 @@ messages_test() ->
     ?assertEqual("invalid base32 character 0x57 ('W') at byte 0; use alphabet => standard for "
                  "the standard alphabet",
                  Explain(fun() -> b64simd_base32:decode(<<"WZXW6YTB">>, #{alphabet => hex}) end)),
+    %% A lower-case letter that no case of the hex alphabet takes: the
+    %% alphabet that does, not the case.
+    ?assertEqual("invalid base32 character 0x77 ('w') at byte 0; use alphabet => standard for "
+                 "the standard alphabet",
+                 Explain(fun() -> b64simd_base32:decode(<<"wZXW6YTB">>, #{alphabet => hex}) end)),
     ?assertEqual("missing '=' padding at the end; use padding => false to accept unpadded input",
                  Explain(fun() -> b64simd_base32:decode(<<"ME">>) end)),
     ?assertMatch("misplaced or incomplete '=' padding at byte 2" ++ _,
