@@ -537,6 +537,111 @@ mod tests {
         job.run_to_end(input, &mut scratch, slice).map(|_| ())
     }
 
+    impl Stage {
+        /// The stages in the order a job goes through them; `Locating` may
+        /// follow any, and none goes back.
+        fn rank(&self) -> u8 {
+            match self {
+                Stage::Start => 0,
+                Stage::Lines => 1,
+                Stage::Unbroken => 2,
+                Stage::Windows => 3,
+                Stage::Locating(_) => 4,
+            }
+        }
+    }
+
+    impl DecodeJob {
+        /// What holds between any two steps of a job that goes on, whatever
+        /// made it:
+        /// its reading stays within the input it was made for, its writing
+        /// within the buffer it asked for (a validation's within scratch), its
+        /// stages only go forward, its weight only grows, and its ending,
+        /// options and end never change.
+        fn assert_invariants(&self, input: &[u8], first: &DecodeJob, before: &DecodeJob) {
+            assert!(
+                self.end <= input.len() && self.in_pos <= self.end,
+                "{self:?}"
+            );
+            assert!(self.in_pos >= before.in_pos, "{self:?} after {before:?}");
+            assert!(
+                self.stage.rank() >= before.stage.rank(),
+                "{self:?} after {before:?}"
+            );
+            assert!(self.weight >= before.weight, "{self:?} after {before:?}");
+            assert_eq!(
+                (self.ending, self.opts, self.end, self.bound, self.discard),
+                (
+                    first.ending,
+                    first.opts,
+                    first.end,
+                    first.bound,
+                    first.discard
+                )
+            );
+            if !self.discard {
+                assert!(self.decoded <= self.bound, "{self:?}");
+                assert!(self.decoded >= before.decoded, "{self:?} after {before:?}");
+            }
+        }
+    }
+
+    /// Every kind of job (decode, validation, `mime_decode`'s giving up, a
+    /// stream piece's whole quanta), every option set, random slices: the
+    /// invariants hold after every step that asks for more, the job ends
+    /// within a step per input byte, and `Done(n)` is within the buffer.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn invariants_hold_between_steps() {
+        let seed = 0x5EED_0017;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
+        let options = DecodeOptions::all();
+        // How many steps asked for more in each stage: every stage is reached.
+        let mut seen = [0usize; 5];
+        for round in 0..3_000 {
+            let len = [0, 3, 50, 700, 5_000][(rng.next() % 5) as usize];
+            let plain = rng.bytes(len);
+            let mut text = encode_to_vec(&plain, rng.encode_options());
+            if rng.next() % 2 == 0 {
+                text = text.chunks(76).collect::<Vec<_>>().join(&b"\r\n"[..]);
+            }
+            for _ in 0..rng.next() % 3 {
+                rng.edit(&mut text, specials);
+            }
+            let opts = options[(rng.next() as usize) % options.len()];
+            let jobs = [
+                DecodeJob::new(&text, opts),
+                DecodeJob::validating(&text, opts),
+                DecodeJob::giving_up(&text, opts),
+                DecodeJob::whole_quanta(&text, opts, 0, 0),
+            ];
+            for first in jobs {
+                let mut job = first.clone();
+                let mut output = vec![0u8; job.buffer(&text).unwrap().size()];
+                let slice = 1 + (rng.next() % 3_000) as usize;
+                for steps in 1.. {
+                    assert!(steps <= text.len() + 2, "round {round}: no end");
+                    let before = job.clone();
+                    match job.step(&text, &mut output, slice) {
+                        Step::More => {
+                            job.assert_invariants(&text, &first, &before);
+                            seen[usize::from(job.stage.rank())] += 1;
+                        }
+                        Step::Done(n) => {
+                            assert!(n <= output.len(), "round {round}");
+                            break;
+                        }
+                        Step::Failed(_) => break,
+                    }
+                }
+            }
+        }
+        println!("steps that asked for more, by stage: {seen:?}");
+        assert!(seen.iter().skip(1).all(|&n| n > 0), "{seen:?}");
+    }
+
     /// The definition, for every option set: every path of a one-shot
     /// decode (short, lines, unbroken, simdutf, scalar) gives the scalar
     /// decoder's bytes, verdict, reason and offset on mutated inputs.
