@@ -91,13 +91,13 @@ hint(Byte, Context) when is_integer(Byte) ->
     Mode = maps:get(mode, Options, standard),
     Skipped = maps:get(whitespace, Options, skip) =:= reject
         andalso accepts(decode, #{}, <<"AAAA", Byte>>),
-    case {Mode, Skipped, Context} of
+    Other = maps:get(Mode, #{standard => urlsafe, urlsafe => standard}, none),
+    case {Other, Skipped, Context} of
         {_, true, #{dialect := elixir}} -> "; use ignore: :whitespace to skip whitespace";
         {_, true, _} -> "; whitespace is rejected because of whitespace => reject";
-        {any, false, _} -> "";
+        {none, false, _} -> "";
         {_, false, _} ->
-            Other = #{standard => urlsafe, urlsafe => standard},
-            case accepts(decode, #{mode => maps:get(Mode, Other)}, Quantum)
+            case accepts(decode, #{mode => Other}, Quantum)
                 andalso not accepts(decode, #{mode => Mode}, Quantum) of
                 true -> mode_hint(Mode, Context);
                 false -> ""
@@ -123,22 +123,23 @@ hex_case_hint(Byte, Context) when is_integer(Byte) ->
 hex_case_hint(_Byte, _Context) ->
     "".
 
-%% Base32: a letter of the other case, or a character of the other alphabet.
+%% Base32: a letter of the other case, or a character of the other alphabet
+%% (of the other case too, if only that takes it).
 base32_hint(Byte, Context) when is_integer(Byte) ->
     Alphabet = maps:get(alphabet, maps:get(options, Context, #{}), standard),
+    Other = maps:get(Alphabet, #{standard => hex, hex => standard}, none),
+    Case = letter_case(Context),
     Group = binary:copy(<<Byte>>, 8),
-    Accepts = fun(In, Case) ->
-                      accepts(base32_decode, #{alphabet => In, letter_case => Case}, Group)
+    Accepts = fun(In, InCase) ->
+                      In =/= none andalso
+                          accepts(base32_decode, #{alphabet => In, letter_case => InCase}, Group)
               end,
-    Other = #{standard => hex, hex => standard},
-    InAlphabet = Accepts(Alphabet, mixed),
-    case InAlphabet andalso not Accepts(Alphabet, letter_case(Context)) of
-        true -> case_hint(Context);
-        false ->
-            case not InAlphabet andalso Accepts(maps:get(Alphabet, Other), mixed) of
-                true -> base32_alphabet_hint(Alphabet, Context);
-                false -> ""
-            end
+    case {Accepts(Alphabet, mixed) andalso not Accepts(Alphabet, Case), Accepts(Other, Case),
+          Accepts(Other, mixed)} of
+        {true, _, _} -> case_hint(Context);
+        {false, true, _} -> base32_alphabet_hint(Alphabet, Context);
+        {false, false, true} -> [base32_alphabet_hint(Alphabet, Context) | case_hint(Context)];
+        {false, false, false} -> ""
     end;
 base32_hint(_Byte, _Context) ->
     "".
@@ -263,8 +264,8 @@ error_map(Reason, [{_M, Function, [Data | Rest], Info} | _], KindOf, Context) ->
     Cause = maps:get(cause, proplists:get_value(error_info, Info, #{}), #{}),
     Options = case Rest of
                   [Map] when is_map(Map) -> Map;
-                  [Case] -> #{letter_case => Case};
-                  [] -> #{}
+                  [Case] when is_atom(Case) -> #{letter_case => Case};
+                  _ -> #{}
               end,
     Byte = case Cause of
                #{byte := Raised} -> Raised;

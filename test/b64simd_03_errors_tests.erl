@@ -317,6 +317,14 @@ format_error_without_args_test() ->
     ?assertEqual(#{}, b64simd:format_error(badarg, [])),
     ?assertEqual(#{}, b64simd:format_error(badarg, [{b64simd, decode, 1, []}])).
 
+%% A stack trace no call of the API makes (built by hand) still gets a map.
+format_error_of_odd_frames_test() ->
+    Frame = fun(Args) -> [{b64simd_hex, decode_hex, Args, [{error_info, #{cause => #{}}}]}] end,
+    Reason = {invalid_character, 0},
+    ?assertMatch(#{1 := _}, b64simd_hex:format_error(Reason, Frame([<<"g">>, "upper"]))),
+    ?assertMatch(#{1 := _}, b64simd_hex:format_error(Reason, Frame([<<"g">>, a, b]))),
+    ?assertMatch(#{1 := _}, b64simd:format_error(Reason, Frame([<<"-">>, #{mode => bad}]))).
+
 format_error_direct_test() ->
     Stack = [{b64simd, decode, [<<"QQ-=">>], [{error_info, #{module => b64simd}}]}],
     #{1 := Text} = b64simd:format_error({invalid_character, 2}, Stack),

@@ -212,11 +212,21 @@ messages_test() ->
     ?assertEqual("invalid base32 character 0x57 ('W') at byte 0; use alphabet => standard for "
                  "the standard alphabet",
                  Explain(fun() -> b64simd_base32:decode(<<"WZXW6YTB">>, #{alphabet => hex}) end)),
-    %% A lower-case letter that no case of the hex alphabet takes: the
-    %% alphabet that does, not the case.
+    %% A letter that no case of the hex alphabet takes: the alphabet that
+    %% does, and its other case where only that takes it.
+    ?assertEqual("invalid base32 character 0x77 ('w') at byte 0; use alphabet => standard for "
+                 "the standard alphabet; use letter_case => mixed to accept both cases",
+                 Explain(fun() -> b64simd_base32:decode(<<"wZXW6YTB">>, #{alphabet => hex}) end)),
     ?assertEqual("invalid base32 character 0x77 ('w') at byte 0; use alphabet => standard for "
                  "the standard alphabet",
-                 Explain(fun() -> b64simd_base32:decode(<<"wZXW6YTB">>, #{alphabet => hex}) end)),
+                 Explain(fun() -> b64simd_base32:decode(<<"wzxw6ytb">>,
+                                                        #{alphabet => hex, letter_case => lower})
+                         end)),
+    ?assertEqual("invalid base32 character 0x57 ('W') at byte 0; use alphabet => standard for "
+                 "the standard alphabet; use letter_case => mixed to accept both cases",
+                 Explain(fun() -> b64simd_base32:decode(<<"Wzxw6ytb">>,
+                                                        #{alphabet => hex, letter_case => lower})
+                         end)),
     ?assertEqual("missing '=' padding at the end; use padding => false to accept unpadded input",
                  Explain(fun() -> b64simd_base32:decode(<<"ME">>) end)),
     ?assertMatch("misplaced or incomplete '=' padding at byte 2" ++ _,
