@@ -1,8 +1,9 @@
 //! Base16 and Base32: our jobs (one-shot, sliced at random, and
-//! validation) against a scalar reference written here from the rules in
+//! validation) against a scalar reference written from the rules in
 //! `b64simd_hex` and `b64simd_base32` (their module docs), not from the
-//! core's code: bytes, accept/reject, reason and offset, into outputs with
-//! canary bytes past their end.
+//! core's code (Base16's here, Base32's the core's `base32_reference`,
+//! which its unit tests share): bytes, accept/reject, reason and offset,
+//! into outputs with canary bytes past their end.
 
 use crate::inputs::Rng;
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};

@@ -61,7 +61,7 @@ macro_rules! entry {
                         // As rustler's own functions: a panic raises `nif_panicked`.
                         (Err(_), _) => rustler::sys::enif_raise_exception(
                             nif_env,
-                            rustler::types::atom::nif_panicked().as_c_arg(),
+                            atom::nif_panicked().as_c_arg(),
                         ),
                     }
                 }
@@ -77,6 +77,7 @@ macro_rules! entry {
 ///
 /// # Safety
 /// `env` is the running NIF call's environment.
+#[cold]
 unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TERM {
     let raise = |term: Term| rustler::sys::enif_raise_exception(env.as_c_arg(), term.as_c_arg());
     let atom = |name: &str| Atom::from_str(env, name).unwrap_or_else(|_| atom::badarg());

@@ -553,11 +553,10 @@ mod tests {
 
     impl DecodeJob {
         /// What holds between any two steps of a job that goes on, whatever
-        /// made it:
-        /// its reading stays within the input it was made for, its writing
-        /// within the buffer it asked for (a validation's within scratch), its
-        /// stages only go forward, its weight only grows, and its ending,
-        /// options and end never change.
+        /// made it: its reading stays within the input it was made for, what
+        /// it has decoded within the buffer it asked for (a write past it
+        /// would panic), its stages only go forward, its weight only grows,
+        /// and its ending, options and end never change.
         fn assert_invariants(&self, input: &[u8], first: &DecodeJob, before: &DecodeJob) {
             assert!(
                 self.end <= input.len() && self.in_pos <= self.end,

@@ -50,7 +50,8 @@ fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize {
 const ALIGNED_GROUP: usize = 192;
 
 impl Job for EncodeJob {
-    /// The encoding's exact length.
+    /// The encoding's exact length, for a job made by `new` (a resumed
+    /// job writes into its caller's buffer).
     #[inline(always)]
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
         encoded_len(input.len(), self.opts.padding).map(Buffer::Data)

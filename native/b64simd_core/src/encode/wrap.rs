@@ -193,7 +193,8 @@ impl WrapJob {
 }
 
 impl Job for WrapJob {
-    /// The wrapped encoding's exact length.
+    /// The wrapped encoding's exact length, for a job made by `new` (one
+    /// that continues a stream's line writes into its caller's buffer).
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
         wrapped_len(input.len(), self.opts.padding, self.lines).map(Buffer::Data)
     }
