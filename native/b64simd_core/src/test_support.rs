@@ -60,6 +60,11 @@ pub fn scalar_decode_to_vec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>
     scalar::decode(input, opts, &mut out).map(|n| out[..n].to_vec())
 }
 
+/// What edits put into Base64 text to reach every path and reason: padding,
+/// the whitespace OTP skips, the `\f` and `\v` it rejects, both alphabets'
+/// own characters, NUL, 0xFF, a byte of neither, and letters.
+pub const EDIT_BYTES: &[u8] = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
+
 pub struct Rng(pub u64);
 
 impl Rng {

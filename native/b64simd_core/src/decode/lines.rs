@@ -183,7 +183,7 @@ mod tests {
     use super::*;
     use crate::options::{DecodeOptions, EncodeOptions};
     use crate::test_support::{
-        decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng,
+        decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng, EDIT_BYTES,
     };
 
     /// `plain` encoded and wrapped every `length` characters with `line_break`.
@@ -256,7 +256,6 @@ mod tests {
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
         let option_sets = DecodeOptions::all();
-        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
         let shapes: [(usize, &[u8]); 10] = [
             (76, b"\r\n"),
             (76, b"\n"),
@@ -283,7 +282,7 @@ mod tests {
                 text.extend_from_slice(line_break);
             }
             for _ in 0..rng.next() % 3 {
-                rng.edit(&mut text, specials);
+                rng.edit(&mut text, EDIT_BYTES);
             }
             if let Some(shape) = shape_of(&text) {
                 let mut out = vec![0u8; text.len()];

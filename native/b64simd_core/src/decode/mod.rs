@@ -522,7 +522,7 @@ mod tests {
     use super::*;
     use crate::options::{Alphabet, EncodeOptions};
     use crate::test_support::{
-        decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng,
+        decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng, EDIT_BYTES,
     };
 
     /// A validation in steps of `slice` bytes into `scratch` bytes.
@@ -595,7 +595,6 @@ mod tests {
         let seed = 0x5EED_0017;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
-        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
         let options = DecodeOptions::all();
         // How many steps asked for more in each stage: every stage is reached.
         let mut seen = [0usize; 5];
@@ -607,7 +606,7 @@ mod tests {
                 text = text.chunks(76).collect::<Vec<_>>().join(&b"\r\n"[..]);
             }
             for _ in 0..rng.next() % 3 {
-                rng.edit(&mut text, specials);
+                rng.edit(&mut text, EDIT_BYTES);
             }
             let opts = options[(rng.next() as usize) % options.len()];
             let jobs = [
@@ -650,14 +649,13 @@ mod tests {
         let seed = 0x5EED_0002;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
-        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
         let options = DecodeOptions::all();
         for round in 0..20_000 {
             let len = (rng.next() % 200) as usize;
             let plain = rng.bytes(len);
             let mut text = encode_to_vec(&plain, rng.encode_options());
             for _ in 0..rng.next() % 4 {
-                rng.edit(&mut text, specials);
+                rng.edit(&mut text, EDIT_BYTES);
             }
             for &opts in &options {
                 assert_eq!(
@@ -803,7 +801,6 @@ mod tests {
         let seed = 0x5EED_0014;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
-        let specials = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
         for round in 0..3_000 {
             let len = match round % 10 {
                 0 => 300 + (rng.next() % 20_000) as usize,
@@ -816,7 +813,7 @@ mod tests {
                 text = text.chunks(length).collect::<Vec<_>>().join(&b"\r\n"[..]);
             }
             for _ in 0..(rng.next() % 3) {
-                rng.edit(&mut text, specials);
+                rng.edit(&mut text, EDIT_BYTES);
             }
             for opts in DecodeOptions::all() {
                 let want = decode_to_vec(&text, opts).map(|_| ());
