@@ -4,7 +4,8 @@
 //! above it in this list (`docs/ARCHITECTURE.md` draws them):
 //!
 //! - `options`, `error`, `budget`, `scratch`, `job`: the options of a call
-//!   and the integer they cross the NIF as, the reasons of a rejection, the
+//!   and the integer they cross the NIF as (and back, `options::to_flags`,
+//!   for tests and the fuzzer only), the reasons of a rejection, the
 //!   time budget and the reductions a call is charged, per-thread scratch
 //!   memory, and the `Job` every call is;
 //! - `simd`: every simdutf call, with its length contract and the guard of

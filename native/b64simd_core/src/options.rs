@@ -146,19 +146,10 @@ const LOWER: u64 = 1;
 const MIXED: u64 = 2;
 const BASE32_HEX: u64 = 1 << 3;
 
-impl Kind {
-    /// Every kind, in the order Erlang's table lists them.
-    #[cfg(test)]
-    pub const ALL: [Kind; 7] = [
-        Kind::Encode,
-        Kind::Decode,
-        Kind::Mime,
-        Kind::HexEncode,
-        Kind::HexDecode,
-        Kind::Base32Encode,
-        Kind::Base32Decode,
-    ];
+#[cfg(any(test, feature = "testing"))]
+mod to_flags;
 
+impl Kind {
     /// The kind's name in Erlang's table (`b64simd_options:kind()`).
     #[cfg(any(test, feature = "hooks"))]
     pub fn name(self) -> &'static str {
@@ -311,15 +302,6 @@ fn letter_case(flags: u64, decode: bool) -> Option<LetterCase> {
     }
 }
 
-#[cfg(any(test, feature = "testing"))]
-fn case_bits(case: LetterCase) -> u64 {
-    match case {
-        LetterCase::Upper => 0,
-        LetterCase::Lower => LOWER,
-        LetterCase::Mixed => MIXED,
-    }
-}
-
 /// The flags of `kind` with no bit it does not take.
 fn only(flags: u64, kind: Kind) -> Option<u64> {
     (flags & !bits_of_kind(kind) == 0).then_some(flags)
@@ -346,23 +328,6 @@ fn base32_alphabet(flags: u64) -> Base32Alphabet {
     }
 }
 
-#[cfg(any(test, feature = "testing"))]
-fn base32_alphabet_bits(alphabet: Base32Alphabet) -> u64 {
-    match alphabet {
-        Base32Alphabet::Standard => 0,
-        Base32Alphabet::Hex => BASE32_HEX,
-    }
-}
-
-#[cfg(any(test, feature = "testing"))]
-fn padding_bit(padding: bool) -> u64 {
-    if padding {
-        PADDING
-    } else {
-        0
-    }
-}
-
 impl HexEncodeOptions {
     pub const DEFAULT: HexEncodeOptions = HexEncodeOptions {
         case: LetterCase::Upper,
@@ -373,11 +338,6 @@ impl HexEncodeOptions {
         Some(HexEncodeOptions {
             case: letter_case(flags, false)?,
         })
-    }
-
-    #[cfg(any(test, feature = "testing"))]
-    pub fn to_flags(self) -> u64 {
-        case_bits(self.case)
     }
 }
 
@@ -392,11 +352,6 @@ impl HexDecodeOptions {
         Some(HexDecodeOptions {
             case: letter_case(flags, true)?,
         })
-    }
-
-    #[cfg(any(test, feature = "testing"))]
-    pub fn to_flags(self) -> u64 {
-        case_bits(self.case)
     }
 }
 
@@ -415,11 +370,6 @@ impl Base32EncodeOptions {
             padding: flags & PADDING != 0,
         })
     }
-
-    #[cfg(any(test, feature = "testing"))]
-    pub fn to_flags(self) -> u64 {
-        base32_alphabet_bits(self.alphabet) | case_bits(self.case) | padding_bit(self.padding)
-    }
 }
 
 impl Base32DecodeOptions {
@@ -436,32 +386,6 @@ impl Base32DecodeOptions {
             case: letter_case(flags, true)?,
             padding_required: flags & PADDING != 0,
         })
-    }
-
-    #[cfg(any(test, feature = "testing"))]
-    pub fn to_flags(self) -> u64 {
-        base32_alphabet_bits(self.alphabet)
-            | case_bits(self.case)
-            | padding_bit(self.padding_required)
-    }
-
-    #[cfg(any(test, feature = "testing"))]
-    /// Every combination of the decode options (18), for exhaustive tests
-    /// and the fuzzer.
-    pub fn all() -> Vec<Base32DecodeOptions> {
-        let mut all = Vec::with_capacity(18);
-        for alphabet in [Base32Alphabet::Standard, Base32Alphabet::Hex] {
-            for case in [LetterCase::Upper, LetterCase::Lower, LetterCase::Mixed] {
-                for padding_required in [true, false] {
-                    all.push(Base32DecodeOptions {
-                        alphabet,
-                        case,
-                        padding_required,
-                    });
-                }
-            }
-        }
-        all
     }
 }
 
@@ -491,32 +415,6 @@ impl EncodeOptions {
         let lines = (length > 0).then_some(Lines { length, line_break });
         Some((opts, lines))
     }
-
-    #[cfg(any(test, feature = "testing"))]
-    /// The flags `from_flags` reads these options and lines from.
-    pub fn to_flags(self, lines: Option<Lines>) -> u64 {
-        let line_bits = match lines {
-            None => 0,
-            Some(Lines { length, line_break }) => {
-                let lf = if line_break == LineBreak::Lf {
-                    LINE_FEED
-                } else {
-                    0
-                };
-                (length as u64) << LINE_LENGTH_SHIFT | lf
-            }
-        };
-        mode_bits(self.alphabet) | if self.padding { PADDING } else { 0 } | line_bits
-    }
-}
-
-#[cfg(any(test, feature = "testing"))]
-fn mode_bits(alphabet: Alphabet) -> u64 {
-    match alphabet {
-        Alphabet::Standard => 0,
-        Alphabet::UrlSafe => 1,
-        Alphabet::Any => 2,
-    }
 }
 
 impl DecodeOptions {
@@ -542,38 +440,6 @@ impl DecodeOptions {
             reject_whitespace: flags & REJECT_WHITESPACE != 0,
             canonical: flags & CANONICAL != 0,
         })
-    }
-
-    #[cfg(any(test, feature = "testing"))]
-    /// The flags `from_flags` reads these options from.
-    pub fn to_flags(self) -> u64 {
-        let bit = |set: bool, bit: u64| if set { bit } else { 0 };
-        mode_bits(self.alphabet)
-            | bit(self.padding_required, PADDING)
-            | bit(self.reject_whitespace, REJECT_WHITESPACE)
-            | bit(self.canonical, CANONICAL)
-    }
-
-    #[cfg(any(test, feature = "testing"))]
-    /// Every combination of the decode options (24), for exhaustive tests
-    /// and the fuzzer.
-    pub fn all() -> Vec<DecodeOptions> {
-        let mut all = Vec::with_capacity(24);
-        for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
-            for padding_required in [true, false] {
-                for reject_whitespace in [true, false] {
-                    for canonical in [true, false] {
-                        all.push(DecodeOptions {
-                            alphabet,
-                            padding_required,
-                            reject_whitespace,
-                            canonical,
-                        });
-                    }
-                }
-            }
-        }
-        all
     }
 }
 
