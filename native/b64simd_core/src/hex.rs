@@ -55,11 +55,7 @@ impl Job for HexEncodeJob {
             const_hex::encode_to_slice(piece, target)
         };
         self.in_pos += take;
-        if self.in_pos == input.len() {
-            Step::Done(2 * input.len())
-        } else {
-            Step::More
-        }
+        Step::after(self.in_pos, input.len(), 2 * input.len())
     }
 
     fn cost(&self) -> Cost {

@@ -16,6 +16,19 @@ pub enum Step {
     Failed(DecodeError),
 }
 
+impl Step {
+    /// After a step of a job that reads its input in order: `Done` with
+    /// what it wrote once it has read all `input_len` bytes, else `More`.
+    #[inline(always)]
+    pub fn after(read: usize, input_len: usize, written: usize) -> Step {
+        if read == input_len {
+            Step::Done(written)
+        } else {
+            Step::More
+        }
+    }
+}
+
 impl From<Result<usize, DecodeError>> for Step {
     fn from(result: Result<usize, DecodeError>) -> Step {
         match result {

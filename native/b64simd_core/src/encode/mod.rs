@@ -75,11 +75,7 @@ impl Job for EncodeJob {
         let target = &mut output[self.out_pos..self.out_pos + piece_out_len];
         self.out_pos += encode_into(piece, self.opts, target, input.len());
         self.in_pos += take;
-        if self.in_pos == input.len() {
-            Step::Done(self.out_pos)
-        } else {
-            Step::More
-        }
+        Step::after(self.in_pos, input.len(), self.out_pos)
     }
 
     fn cost(&self) -> Cost {

@@ -214,11 +214,7 @@ impl Job for WrapJob {
             None => self.encode_blocks(piece, output),
         }
         self.in_pos += take;
-        if self.in_pos == input.len() {
-            Step::Done(self.out_pos)
-        } else {
-            Step::More
-        }
+        Step::after(self.in_pos, input.len(), self.out_pos)
     }
 
     fn cost(&self) -> Cost {
