@@ -2,7 +2,7 @@
 //! and their Base16 and Base32 counterparts, each the core's job for its
 //! options, run by `run`.
 
-use crate::run::{failed_at, run, NifJob, Output};
+use crate::run::{failed_at, run, NifJob, Written};
 use crate::term::{decode_options, encode_options, options};
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
 use b64simd_core::decode::mime::MimeJob;
@@ -40,42 +40,61 @@ pub(crate) fn encode<'a>(
     }
 }
 
-/// Decodes a binary: the data, or `{error, Reason, Byte}`.
-#[inline(always)]
-pub(crate) fn decode<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let job = DecodeJob::new(input, decode_options(flags, Kind::Decode)?);
-    run(env, job, term, input)
+/// The one-shot calls whose job is made from the input and the flags alone:
+/// each is `run` of that job, so the shape is written once.
+macro_rules! one_shot {
+    ($($(#[$attr:meta])* $name:ident($input:ident, $flags:ident) => $job:expr;)*) => {$(
+        $(#[$attr])*
+        pub(crate) fn $name<'a>(
+            env: Env<'a>,
+            term: Term<'a>,
+            $input: &[u8],
+            $flags: u64,
+        ) -> NifResult<Term<'a>> {
+            run(env, $job, term, $input)
+        }
+    )*};
 }
 
-/// OTP's `mime_decode`: every byte outside the alphabet skipped.
-pub(crate) fn mime_decode<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let job = MimeJob::new(input, decode_options(flags, Kind::Mime)?);
-    run(env, job, term, input)
-}
+one_shot! {
+    /// Decodes a binary: the data, or `{error, Reason, Byte}`.
+    #[inline(always)]
+    decode(input, flags) => DecodeJob::new(input, decode_options(flags, Kind::Decode)?);
 
-/// Whether `decode` with these flags would accept the binary, decoding into
-/// scratch only: `true` or `false`. Inlined into its entry points, as
-/// `decode` is: out of line, a 4 KiB validation measured slower
-/// (`bench/README.md`, "Before and after").
-#[inline(always)]
-pub(crate) fn is_valid<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let job = DecodeJob::validating(input, decode_options(flags, Kind::Decode)?);
-    run(env, job, term, input)
+    /// OTP's `mime_decode`: every byte outside the alphabet skipped.
+    mime_decode(input, flags) => MimeJob::new(input, decode_options(flags, Kind::Mime)?);
+
+    /// Whether `decode` with these flags would accept the binary, decoding
+    /// into scratch only: `true` or `false`. Inlined into its entry points,
+    /// as `decode` is: out of line, a 4 KiB validation measured slower
+    /// (`bench/README.md`, "Before and after").
+    #[inline(always)]
+    is_valid(input, flags) => DecodeJob::validating(input, decode_options(flags, Kind::Decode)?);
+
+    /// Base16: a binary as hex digits of the flags' case.
+    #[inline(always)]
+    hex_encode(input, flags) => HexEncodeJob::new(options(HexEncodeOptions::from_flags(flags))?);
+
+    /// Base16 decode: the data, or `{error, Reason, Byte}`.
+    #[inline(always)]
+    hex_decode(input, flags) => HexDecodeJob::new(options(HexDecodeOptions::from_flags(flags))?);
+
+    /// Whether `hex_decode` would accept the binary: writes nothing.
+    #[inline(always)]
+    hex_is_valid(input, flags) =>
+        HexDecodeJob::validating(options(HexDecodeOptions::from_flags(flags))?);
+
+    /// Base32, either alphabet, either case, padded or not.
+    base32_encode(input, flags) =>
+        Base32EncodeJob::new(options(Base32EncodeOptions::from_flags(flags))?);
+
+    /// Base32 decode: the data, or `{error, Reason, Byte}`.
+    base32_decode(input, flags) =>
+        Base32DecodeJob::new(input, options(Base32DecodeOptions::from_flags(flags))?);
+
+    /// Whether `base32_decode` would accept the binary, decoding into scratch.
+    base32_is_valid(input, flags) =>
+        Base32DecodeJob::validating(input, options(Base32DecodeOptions::from_flags(flags))?);
 }
 
 /// A decode's result is its data; a validation's (whose output is only
@@ -84,16 +103,10 @@ macro_rules! data_or_verdict {
     ($($job:ty),*) => {$(
         impl NifJob for $job {
             #[inline(always)]
-            fn done<'a>(
-                &self,
-                env: Env<'a>,
-                _: &[u8],
-                output: &mut Output<'a>,
-                written: usize,
-            ) -> Term<'a> {
+            fn done<'a>(&self, env: Env<'a>, _: &[u8], written: Written<'_, 'a>) -> Term<'a> {
                 match self.validates() {
                     true => true.encode(env),
-                    false => output.take_binary(env, written),
+                    false => written.binary(env),
                 }
             }
 
@@ -108,73 +121,3 @@ macro_rules! data_or_verdict {
 }
 
 data_or_verdict!(DecodeJob, HexDecodeJob, Base32DecodeJob);
-
-/// Base16: a binary as hex digits of the flags' case.
-#[inline(always)]
-pub(crate) fn hex_encode<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let job = HexEncodeJob::new(options(HexEncodeOptions::from_flags(flags))?);
-    run(env, job, term, input)
-}
-
-/// Base16 decode: the data, or `{error, Reason, Byte}`.
-#[inline(always)]
-pub(crate) fn hex_decode<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let job = HexDecodeJob::new(options(HexDecodeOptions::from_flags(flags))?);
-    run(env, job, term, input)
-}
-
-/// Whether `hex_decode` would accept the binary: writes nothing.
-#[inline(always)]
-pub(crate) fn hex_is_valid<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let job = HexDecodeJob::validating(options(HexDecodeOptions::from_flags(flags))?);
-    run(env, job, term, input)
-}
-
-/// Base32, either alphabet, either case, padded or not.
-pub(crate) fn base32_encode<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let job = Base32EncodeJob::new(options(Base32EncodeOptions::from_flags(flags))?);
-    run(env, job, term, input)
-}
-
-/// Base32 decode: the data, or `{error, Reason, Byte}`.
-pub(crate) fn base32_decode<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let job = Base32DecodeJob::new(input, options(Base32DecodeOptions::from_flags(flags))?);
-    run(env, job, term, input)
-}
-
-/// Whether `base32_decode` would accept the binary, decoding into scratch.
-pub(crate) fn base32_is_valid<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let opts = options(Base32DecodeOptions::from_flags(flags))?;
-    let job = Base32DecodeJob::validating(input, opts);
-    run(env, job, term, input)
-}

@@ -27,16 +27,10 @@ const SHORT_VALIDATION: usize = 64;
 
 /// A job as the NIF runs it: its steps, and the terms its end makes.
 pub(crate) trait NifJob: Job + Send + 'static {
-    /// The result once the job is done: `written` bytes of `output`, by
-    /// default as a binary.
-    fn done<'a>(
-        &self,
-        env: Env<'a>,
-        _input: &[u8],
-        output: &mut Output<'a>,
-        written: usize,
-    ) -> Term<'a> {
-        output.take_binary(env, written)
+    /// The result once the job is done: what it wrote, by default as a
+    /// binary.
+    fn done<'a>(&self, env: Env<'a>, _input: &[u8], written: Written<'_, 'a>) -> Term<'a> {
+        written.binary(env)
     }
 
     /// The result once the job has failed: `{error, Reason, Byte}`, by
@@ -81,13 +75,19 @@ impl<'a> Output<'a> {
         }
     }
 
+    /// Its first `len` bytes, a finished job's result.
+    #[inline(always)]
+    fn written(&mut self, len: usize) -> Written<'_, 'a> {
+        Written { output: self, len }
+    }
+
     /// The first `written` bytes as a binary of that size: a heap binary
     /// that came out shorter (its input held whitespace) is copied into an
     /// exact one, as a heap binary cannot shrink; any other is shrunk in
     /// place, never copied whole.
     /// Once: an owned binary is handed over to the term.
     #[inline(always)]
-    pub(crate) fn take_binary(&mut self, env: Env<'a>, written: usize) -> Term<'a> {
+    fn take_binary(&mut self, env: Env<'a>, written: usize) -> Term<'a> {
         match self {
             Output::Heap(term, bytes) if written == bytes.len() => *term,
             Output::Heap(_, bytes) => {
@@ -101,6 +101,20 @@ impl<'a> Output<'a> {
             },
             Output::Scratch => new_binary(env, 0).0,
         }
+    }
+}
+
+/// What a finished job wrote: the first `len` bytes of its output.
+pub(crate) struct Written<'o, 'a> {
+    output: &'o mut Output<'a>,
+    len: usize,
+}
+
+impl<'a> Written<'_, 'a> {
+    /// As a binary of its size (`Output::take_binary`).
+    #[inline(always)]
+    pub(crate) fn binary(self, env: Env<'a>) -> Term<'a> {
+        self.output.take_binary(env, self.len)
     }
 }
 
@@ -139,7 +153,7 @@ pub(crate) fn run<'a, J: NifJob>(
     };
     charge(env, percent);
     Ok(match result {
-        Ok(written) => job.done(env, input, &mut output, written),
+        Ok(len) => job.done(env, input, output.written(len)),
         Err(error) => job.failed(env, input, error),
     })
 }
@@ -201,7 +215,7 @@ fn end<'a>(
     step: Step,
 ) -> Term<'a> {
     match step {
-        Step::Done(written) => job.done(env, input, &mut Output::Owned(Some(output)), written),
+        Step::Done(len) => job.done(env, input, Output::Owned(Some(output)).written(len)),
         Step::Failed(error) => job.failed(env, input, error),
         Step::More => atoms::continue_().encode(env),
     }

@@ -3,7 +3,7 @@
 //! stream) or the bytes the last call wrote; the core reads and writes
 //! them, Erlang only passes them along.
 
-use crate::run::{run, NifJob, Output};
+use crate::run::{run, NifJob, Written};
 use crate::term::{error_term, new_binary, system_limit};
 use b64simd_core::error::DecodeError;
 use b64simd_core::stream::decode::{Carry, DecodeEnd, DecodePiece};
@@ -25,14 +25,8 @@ fn state_of<'a, S>(
 
 /// `{Base64, State}`, or at the stream's end the Base64 alone.
 impl NifJob for EncodePiece {
-    fn done<'a>(
-        &self,
-        env: Env<'a>,
-        _: &[u8],
-        output: &mut Output<'a>,
-        written: usize,
-    ) -> Term<'a> {
-        let base64 = output.take_binary(env, written);
+    fn done<'a>(&self, env: Env<'a>, _: &[u8], written: Written<'_, 'a>) -> Term<'a> {
+        let base64 = written.binary(env);
         let Some(next) = self.next() else {
             return base64;
         };
@@ -62,16 +56,10 @@ fn encode_stream_end<'a>(env: Env<'a>, state: Term<'a>) -> NifResult<Term<'a>> {
 /// `{Data, State}`; an error is the stream's, at its stream offset, with
 /// the byte there.
 impl NifJob for DecodePiece {
-    fn done<'a>(
-        &self,
-        env: Env<'a>,
-        piece: &[u8],
-        output: &mut Output<'a>,
-        written: usize,
-    ) -> Term<'a> {
+    fn done<'a>(&self, env: Env<'a>, piece: &[u8], written: Written<'_, 'a>) -> Term<'a> {
         let (state, bytes) = new_binary(env, self.next_state_len());
         self.write_next_state(piece, bytes);
-        (output.take_binary(env, written), state).encode(env)
+        (written.binary(env), state).encode(env)
     }
 
     fn failed<'a>(&self, env: Env<'a>, _: &[u8], error: DecodeError) -> Term<'a> {
