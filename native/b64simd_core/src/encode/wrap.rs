@@ -263,6 +263,10 @@ mod tests {
     use crate::options::Alphabet;
     use crate::test_support::Rng;
 
+    fn lines(length: usize, line_break: LineBreak) -> Lines {
+        Lines { length, line_break }
+    }
+
     /// The obvious definition: encode, then cut into lines and join them.
     fn reference(input: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
         let mut text = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
@@ -283,19 +287,13 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn pem_and_mime_shapes() {
-        let lf = Lines {
-            length: 4,
-            line_break: LineBreak::Lf,
-        };
+        let lf = lines(4, LineBreak::Lf);
         assert_eq!(
             wrapped(b"foobar", EncodeOptions::DEFAULT, lf, 99),
             b"Zm9v\nYmFy"
         );
         assert_eq!(wrapped(b"", EncodeOptions::DEFAULT, lf, 99), b"");
-        let crlf = Lines {
-            length: 3,
-            line_break: LineBreak::CrLf,
-        };
+        let crlf = lines(3, LineBreak::CrLf);
         assert_eq!(
             wrapped(b"foob", EncodeOptions::DEFAULT, crlf, 99),
             b"Zm9\r\nvYg\r\n=="
@@ -304,25 +302,12 @@ mod tests {
 
     #[test]
     fn lengths() {
-        let mime = Lines {
-            length: 76,
-            line_break: LineBreak::CrLf,
-        };
+        let mime = lines(76, LineBreak::CrLf);
         assert_eq!(wrapped_len(57, true, mime), Some(76));
         assert_eq!(wrapped_len(58, true, mime), Some(76 + 2 + 4));
         assert_eq!(wrapped_len(0, true, mime), Some(0));
         assert_eq!(wrapped_len(usize::MAX / 4 * 3, true, mime), None);
-        assert_eq!(
-            wrapped_len(
-                3,
-                true,
-                Lines {
-                    length: 0,
-                    line_break: LineBreak::Lf
-                }
-            ),
-            None
-        );
+        assert_eq!(wrapped_len(3, true, lines(0, LineBreak::Lf)), None);
     }
 
     #[test]
