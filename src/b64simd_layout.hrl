@@ -28,3 +28,26 @@
         #{alphabet => #{standard => 0, hex => 8},
           letter_case => #{upper => 0, lower => 1, mixed => 2},
           padding => #{true => 4, false => 0}}).
+%% B64Simd's options, in Base's words: {Key, Option, Values}, Values being
+%% {BaseWord, Value} pairs or pos_integer (the line length).
+-define(ENCODE_ELIXIR,
+        [{padding, padding, [{true, true}, {false, false}]},
+         {line_length, line_length, pos_integer},
+         {line_break, line_break, [{crlf, crlf}, {lf, lf}]}]).
+-define(DECODE_ELIXIR,
+        [{padding, padding, [{true, true}, {false, false}]},
+         {ignore, whitespace, [{whitespace, skip}]},
+         {canonical, canonical, [{true, true}, {false, false}]},
+         {alphabet, mode, [{any, any}]}]).
+-define(MIME_ELIXIR,
+        []).
+-define(HEX_ENCODE_ELIXIR,
+        [{'case', letter_case, [{upper, upper}, {lower, lower}]}]).
+-define(HEX_DECODE_ELIXIR,
+        [{'case', letter_case, [{upper, upper}, {lower, lower}, {mixed, mixed}]}]).
+-define(BASE32_ENCODE_ELIXIR,
+        [{'case', letter_case, [{upper, upper}, {lower, lower}]},
+         {padding, padding, [{true, true}, {false, false}]}]).
+-define(BASE32_DECODE_ELIXIR,
+        [{'case', letter_case, [{upper, upper}, {lower, lower}, {mixed, mixed}]},
+         {padding, padding, [{true, true}, {false, false}]}]).

@@ -78,31 +78,17 @@ cases(base32_decode) -> map_get(letter_case, ?BASE32_DECODE_LAYOUT).
 %% @doc The options of `B64Simd', the Elixir facade, in the words of
 %% Elixir's `Base': each key, in the order messages list them, the key of
 %% `table/1' it stands for, and its values as `{Elixir, Erlang}' pairs in
-%% the order messages list them, or `pos_integer' (the line length).
--spec elixir_names(kind()) -> [{atom(), atom(), pos_integer | [{term(), term()}]}].
-elixir_names(encode) ->
-    [{padding, padding, booleans()}, {line_length, line_length, pos_integer},
-     {line_break, line_break, [{crlf, crlf}, {lf, lf}]}];
-elixir_names(decode) ->
-    [{padding, padding, booleans()}, {ignore, whitespace, [{whitespace, skip}]},
-     {canonical, canonical, booleans()}, {alphabet, mode, [{any, any}]}];
-elixir_names(hex_encode) ->
-    [{'case', letter_case, base_cases(encode)}];
-elixir_names(hex_decode) ->
-    [{'case', letter_case, base_cases(decode)}];
-elixir_names(base32_encode) ->
-    [{'case', letter_case, base_cases(encode)}, {padding, padding, booleans()}];
-elixir_names(base32_decode) ->
-    [{'case', letter_case, base_cases(decode)}, {padding, padding, booleans()}].
-
-%% Base's letter cases, which are this table's but for OTP's `uppercase'
-%% and `lowercase', and the booleans, `true' first as Base's documentation
-%% writes them (a test holds both against the table); literals, as they are
+%% the order messages list them, or `pos_integer' (the line length). The
+%% core's table, written into `b64simd_layout.hrl'; literals, as they are
 %% read on every call that names one.
-base_cases(encode) -> [{upper, upper}, {lower, lower}];
-base_cases(decode) -> [{upper, upper}, {lower, lower}, {mixed, mixed}].
-
-booleans() -> [{true, true}, {false, false}].
+-spec elixir_names(kind()) -> [{atom(), atom(), pos_integer | [{term(), term()}]}].
+elixir_names(encode) -> ?ENCODE_ELIXIR;
+elixir_names(decode) -> ?DECODE_ELIXIR;
+elixir_names(mime) -> ?MIME_ELIXIR;
+elixir_names(hex_encode) -> ?HEX_ENCODE_ELIXIR;
+elixir_names(hex_decode) -> ?HEX_DECODE_ELIXIR;
+elixir_names(base32_encode) -> ?BASE32_ENCODE_ELIXIR;
+elixir_names(base32_decode) -> ?BASE32_DECODE_ELIXIR.
 
 %% @doc `B64Simd''s options (a keyword list in Base's words) renamed into
 %% this table's and put over `Start'; the first of a repeated key wins, as
@@ -205,7 +191,7 @@ bits(Kind, Key, Value) ->
 
 %% The bits of one value of an option, or `badarg'.
 -compile({inline, [bits/2, with/2, modes/1, paddings/0, whitespaces/1, alphabets/0, cases/1,
-                   unset/1, base_cases/1, booleans/0]}).
+                   unset/1]}).
 bits(Values, Value) ->
     case Values of
         #{Value := Bits} -> Bits;

@@ -256,6 +256,52 @@ pub const LAYOUT: [OptionBits; 17] = [
     ),
 ];
 
+/// An option `B64Simd` (Elixir) takes: its kind, its key in Base's words,
+/// the `LAYOUT` option it stands for, and each value's Base word with the
+/// `LAYOUT` value it stands for (`None`: the line length, an integer).
+pub type ElixirOption = (
+    Kind,
+    &'static str,
+    &'static str,
+    Option<&'static [(&'static str, &'static str)]>,
+);
+
+const BOOLEANS: Option<&[(&str, &str)]> = Some(&[("true", "true"), ("false", "false")]);
+
+/// The options `B64Simd` takes, per kind in the order its messages list
+/// them. The NIF never reads it: Erlang's copy is written from it, as
+/// `LAYOUT`'s is, and `b64simd_options` renames with it.
+pub const ELIXIR: [ElixirOption; 13] = [
+    (Kind::Encode, "padding", "padding", BOOLEANS),
+    (Kind::Encode, "line_length", "line_length", None),
+    (
+        Kind::Encode,
+        "line_break",
+        "line_break",
+        Some(&[("crlf", "crlf"), ("lf", "lf")]),
+    ),
+    (Kind::Decode, "padding", "padding", BOOLEANS),
+    (
+        Kind::Decode,
+        "ignore",
+        "whitespace",
+        Some(&[("whitespace", "skip")]),
+    ),
+    (Kind::Decode, "canonical", "canonical", BOOLEANS),
+    (Kind::Decode, "alphabet", "mode", Some(&[("any", "any")])),
+    (Kind::HexEncode, "case", "letter_case", ENCODE_CASES),
+    (Kind::HexDecode, "case", "letter_case", DECODE_CASES),
+    (Kind::Base32Encode, "case", "letter_case", ENCODE_CASES),
+    (Kind::Base32Encode, "padding", "padding", BOOLEANS),
+    (Kind::Base32Decode, "case", "letter_case", DECODE_CASES),
+    (Kind::Base32Decode, "padding", "padding", BOOLEANS),
+];
+
+/// Base's letter cases: `LAYOUT`'s but for OTP's `uppercase` and `lowercase`.
+const ENCODE_CASES: Option<&[(&str, &str)]> = Some(&[("upper", "upper"), ("lower", "lower")]);
+const DECODE_CASES: Option<&[(&str, &str)]> =
+    Some(&[("upper", "upper"), ("lower", "lower"), ("mixed", "mixed")]);
+
 /// The options of `hex_decode/1` and `hex_is_valid/1`: both cases, as OTP's
 /// `binary:decode_hex/1` takes them. (`hex_encode/1`'s, uppercase as OTP's
 /// `binary:encode_hex/1`, are 0.)
@@ -481,7 +527,61 @@ mod tests {
                 options.join(",\n          ")
             );
         }
+        text += "%% B64Simd's options, in Base's words: {Key, Option, Values}, Values being\n\
+                 %% {BaseWord, Value} pairs or pos_integer (the line length).\n";
+        for kind in Kind::ALL {
+            let options: Vec<String> = ELIXIR
+                .iter()
+                .filter(|(of, _, _, _)| *of == kind)
+                .map(|(_, key, option, values)| {
+                    let values = match values {
+                        None => "pos_integer".to_string(),
+                        Some(values) => {
+                            let pairs: Vec<String> = values
+                                .iter()
+                                .map(|(word, value)| format!("{{{}, {value}}}", quoted(word)))
+                                .collect();
+                            format!("[{}]", pairs.join(", "))
+                        }
+                    };
+                    format!("{{{}, {option}, {values}}}", quoted(key))
+                })
+                .collect();
+            text += &format!(
+                "-define({}_ELIXIR,\n        [{}]).\n",
+                kind.name().to_uppercase(),
+                options.join(",\n         ")
+            );
+        }
         text
+    }
+
+    /// An atom as Erlang writes it: `case` is a reserved word.
+    fn quoted(atom: &str) -> String {
+        match atom {
+            "case" => "'case'".to_string(),
+            _ => atom.to_string(),
+        }
+    }
+
+    /// Each option and value `B64Simd` takes stands for one of `LAYOUT`'s.
+    #[test]
+    fn elixir_names_are_the_layout_s() {
+        for (kind, key, option, values) in ELIXIR {
+            let row = LAYOUT
+                .iter()
+                .find(|(of, name, _)| *of == kind && *name == option);
+            match (row, values) {
+                (None, None) => assert_eq!((kind, option), (Kind::Encode, "line_length")),
+                (Some((_, _, layout)), Some(values)) => {
+                    for (word, value) in values {
+                        let known = layout.iter().any(|(name, _)| name == value);
+                        assert!(known, "{kind:?} {key}: {word} stands for no value {value}");
+                    }
+                }
+                _ => panic!("{kind:?} {key}: no such option as {option}"),
+            }
+        }
     }
 
     #[test]
