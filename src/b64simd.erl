@@ -95,11 +95,11 @@
       Data :: iodata(),
       Base64 :: binary().
 encode(Data) when is_binary(Data) ->
-    finish(b64simd_nif:encode(Data));
+    ?FINISH(b64simd_nif:encode(Data));
 encode(Data) ->
     case b64simd_options:to_binary(Data) of
         badarg -> ?RAISE(badarg, [Data], #{});
-        Binary -> finish(b64simd_nif:encode(Binary))
+        Binary -> ?FINISH(b64simd_nif:encode(Binary))
     end.
 
 %% @doc Encodes `Data' with options: `#{mode => standard | urlsafe, padding =>
@@ -115,11 +115,11 @@ encode(Data) ->
 encode(Data, Options) ->
     case b64simd_options:flags(encode, Options) of
         Flags when is_integer(Flags), is_binary(Data) ->
-            finish(b64simd_nif:encode(Data, Flags));
+            ?FINISH(b64simd_nif:encode(Data, Flags));
         Flags when is_integer(Flags) ->
             case b64simd_options:to_binary(Data) of
                 badarg -> ?RAISE(badarg, [Data, Options], #{});
-                Binary -> finish(b64simd_nif:encode(Binary, Flags))
+                Binary -> ?FINISH(b64simd_nif:encode(Binary, Flags))
             end;
         badarg ->
             ?RAISE(badarg, [Data, Options], #{})
@@ -313,13 +313,13 @@ kind(_Decode) -> decode.
 %% NIF of arity 1, which takes the default as a constant; an empty map goes
 %% the way of any other, as testing for it first cost every call with
 %% options more than it saved. Inlined, with `Nif' a literal at every call.
--compile({inline, [run_default/2, run/3, nif/3, finish/1]}).
+-compile({inline, [run_default/2, run/3, nif/3]}).
 run_default(Nif, Base64) when is_binary(Base64) ->
-    finish(nif(Nif, Base64, default));
+    ?FINISH(nif(Nif, Base64, default));
 run_default(Nif, Base64) ->
     case b64simd_options:to_binary(Base64) of
         badarg -> badarg;
-        Binary -> finish(nif(Nif, Binary, default))
+        Binary -> ?FINISH(nif(Nif, Binary, default))
     end.
 
 run(Nif, Base64, Options) ->
@@ -329,11 +329,11 @@ run(Nif, Base64, Options) ->
            end,
     case b64simd_options:flags(Kind, Options) of
         Flags when is_integer(Flags), is_binary(Base64) ->
-            finish(nif(Nif, Base64, Flags));
+            ?FINISH(nif(Nif, Base64, Flags));
         Flags when is_integer(Flags) ->
             case b64simd_options:to_binary(Base64) of
                 badarg -> badarg;
-                Binary -> finish(nif(Nif, Binary, Flags))
+                Binary -> ?FINISH(nif(Nif, Binary, Flags))
             end;
         badarg ->
             badarg
@@ -345,11 +345,3 @@ nif(mime, Binary, default) -> b64simd_nif:mime_decode(Binary);
 nif(mime, Binary, Flags) -> b64simd_nif:mime_decode(Binary, Flags);
 nif(is_valid, Binary, default) -> b64simd_nif:is_valid(Binary);
 nif(is_valid, Binary, Flags) -> b64simd_nif:is_valid(Binary, Flags).
-
-%% Big inputs come back as `{continue, Job}' after each slice; the common
-%% case is answered here, as a remote call is a noticeable part of a small
-%% one.
-finish({continue, _} = Continue) ->
-    b64simd_options:finish(Continue);
-finish(Result) ->
-    Result.

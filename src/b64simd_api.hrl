@@ -31,3 +31,13 @@
             {error, Reason__, _} -> {error, Reason__};
             badarg -> ?RAISE(badarg, Args, #{})
         end).
+
+%% A NIF call's result, its job run to the end: big inputs come back as
+%% `{continue, Job}' after each slice, which `b64simd_options:finish/1'
+%% takes on. The common case is answered here, as a remote call is a
+%% noticeable part of a small call.
+-define(FINISH(Call),
+        case Call of
+            {continue, _} = Continue__ -> b64simd_options:finish(Continue__);
+            Finished__ -> Finished__
+        end).

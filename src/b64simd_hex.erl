@@ -48,11 +48,11 @@
       Data :: iodata(),
       Hex :: binary().
 encode_hex(Data) when is_binary(Data) ->
-    finish(b64simd_nif:hex_encode(Data));
+    ?FINISH(b64simd_nif:hex_encode(Data));
 encode_hex(Data) ->
     case b64simd_options:to_binary(Data) of
         badarg -> ?RAISE(badarg, [Data], #{});
-        Binary -> finish(b64simd_nif:hex_encode(Binary))
+        Binary -> ?FINISH(b64simd_nif:hex_encode(Binary))
     end.
 
 %% @doc Encodes `Data' as hex digits of `Case', as OTP 26's
@@ -147,22 +147,14 @@ kind(_Decode) -> hex_decode.
 %% What the NIF `Nif' (decode, is_valid) gives for `Hex' accepting `Case':
 %% its result, or `badarg' for bad iodata or a bad case. A binary of either
 %% case goes to the NIF of arity 1, which takes that case as a constant.
--compile({inline, [run/3, finish/1]}).
+-compile({inline, [run/3]}).
 run(decode, Hex, mixed) when is_binary(Hex) ->
-    finish(b64simd_nif:hex_decode(Hex));
+    ?FINISH(b64simd_nif:hex_decode(Hex));
 run(is_valid, Hex, mixed) when is_binary(Hex) ->
-    finish(b64simd_nif:hex_is_valid(Hex));
+    ?FINISH(b64simd_nif:hex_is_valid(Hex));
 run(decode, Hex, Case) ->
     b64simd_options:call(fun b64simd_nif:hex_decode/2, Hex,
                          b64simd_options:bits(hex_decode, letter_case, Case));
 run(is_valid, Hex, Case) ->
     b64simd_options:call(fun b64simd_nif:hex_is_valid/2, Hex,
                          b64simd_options:bits(hex_decode, letter_case, Case)).
-
-%% Big inputs come back as `{continue, Job}' after each slice; the common
-%% case is answered here, as a remote call is a noticeable part of a small
-%% one.
-finish({continue, _} = Continue) ->
-    b64simd_options:finish(Continue);
-finish(Result) ->
-    Result.
