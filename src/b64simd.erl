@@ -94,13 +94,8 @@
 -spec encode(Data) -> Base64 when
       Data :: iodata(),
       Base64 :: binary().
-encode(Data) when is_binary(Data) ->
-    ?FINISH(b64simd_nif:encode(Data));
 encode(Data) ->
-    case b64simd_options:to_binary(Data) of
-        badarg -> ?RAISE(badarg, [Data], #{});
-        Binary -> ?FINISH(b64simd_nif:encode(Binary))
-    end.
+    ?ENCODED(b64simd_nif:encode, Data, [Data]).
 
 %% @doc Encodes `Data' with options: `#{mode => standard | urlsafe, padding =>
 %% boolean(), line_length => pos_integer(), line_break => crlf | lf}'.

@@ -41,3 +41,16 @@
             {continue, _} = Continue__ -> b64simd_options:finish(Continue__);
             Finished__ -> Finished__
         end).
+
+%% An encode with the default options: `Nif', a NIF of arity 1 that takes
+%% them as a constant, run to the end on iodata `Data'; `badarg' raised for
+%% bad iodata.
+-define(ENCODED(Nif, Data, Args),
+        case Data of
+            Binary__ when is_binary(Binary__) -> ?FINISH(Nif(Binary__));
+            _ ->
+                case b64simd_options:to_binary(Data) of
+                    badarg -> ?RAISE(badarg, Args, #{});
+                    Binary__ -> ?FINISH(Nif(Binary__))
+                end
+        end).

@@ -47,13 +47,8 @@
 -spec encode_hex(Data) -> Hex when
       Data :: iodata(),
       Hex :: binary().
-encode_hex(Data) when is_binary(Data) ->
-    ?FINISH(b64simd_nif:hex_encode(Data));
 encode_hex(Data) ->
-    case b64simd_options:to_binary(Data) of
-        badarg -> ?RAISE(badarg, [Data], #{});
-        Binary -> ?FINISH(b64simd_nif:hex_encode(Binary))
-    end.
+    ?ENCODED(b64simd_nif:hex_encode, Data, [Data]).
 
 %% @doc Encodes `Data' as hex digits of `Case', as OTP 26's
 %% `binary:encode_hex/2': `encode_hex(<<"foo">>, lower)' gives
