@@ -17,7 +17,7 @@
 -export([format_error/1, format_error/2, kernel/0, encoders/0]).
 
 -export_type([mode/0, encode_options/0, decode_options/0, reason/0]).
--export_type([line_break/0, mime_decode_options/0, load_error/0]).
+-export_type([line_break/0, mime_decode_options/0, load_error/0, error_map/0]).
 
 -type mode() :: standard | urlsafe.
 %% `standard': RFC 4648 section 4, `+' and `/'. `urlsafe': section 5, `-' and `_'.
@@ -47,6 +47,11 @@
 %% As OTP 26's `base64:mime_decode/2': `mode' `standard' (default) or
 %% `urlsafe' (and `any', both alphabets, as for decode); `padding' `true'
 %% (default) requires a `=' after an incomplete final group, `false' does not.
+
+-type error_map() :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
+%% What `format_error/2' of b64simd's modules returns, as `erl_error'
+%% reads it: what is wrong with each argument, by its position, and in
+%% general.
 
 -type reason() :: missing_padding
                 | {invalid_character, non_neg_integer()}
@@ -289,7 +294,7 @@ format_error(Reason) ->
 -spec format_error(Reason, StackTrace) -> ErrorMap when
       Reason :: term(),
       StackTrace :: erlang:stacktrace(),
-      ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
+      ErrorMap :: b64simd:error_map().
 format_error(Reason, StackTrace) ->
     b64simd_messages:error_map(Reason, StackTrace, fun kind/1, #{}).
 

@@ -127,7 +127,7 @@ format_error(Reason) ->
 -spec format_error(Reason, StackTrace) -> ErrorMap when
       Reason :: term(),
       StackTrace :: erlang:stacktrace(),
-      ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
+      ErrorMap :: b64simd:error_map().
 format_error(Reason, StackTrace) ->
     b64simd_messages:error_map(Reason, StackTrace, fun kind/1, #{encoding => base16}).
 
