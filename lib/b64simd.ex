@@ -718,79 +718,78 @@ defmodule B64Simd do
   defp last_continue({:cont, acc}), do: {:done, acc}
 
   # The option lists calls pass most (none, padding: false, ignore:
-  # :whitespace) map to literal maps, inlined into each function, so that a
+  # :whitespace) map to literal options, inlined into each function, so that a
   # call costs what the Erlang call it wraps does
-  # (bench/b64simd_elixir_bench.exs). A list is matched by its parts: a
-  # literal list in a pattern compiles to one comparison with the whole
-  # literal, which costs more (bench/README.md). Any other list
-  # is read by parse_options/3, which refuses what it does not know.
+  # (bench/b64simd_elixir_bench.exs); each literal is what
+  # :b64simd_options.from_elixir/3 makes of its list, asked at compile time. A
+  # list is matched by its parts: a literal list in a pattern compiles to one
+  # comparison with the whole literal, which costs more (bench/README.md). Any
+  # other list is read by parse_options/3, which refuses what it does not know.
+  parsed = fn kind, variant, opts ->
+    {:ok, options} = :b64simd_options.from_elixir(kind, variant, opts)
+    Macro.escape(options)
+  end
+
   @compile {:inline, encode_options: 2, decode_options: 2}
-  defp encode_options(:urlsafe, []), do: %{mode: :urlsafe, padding: true}
+  defp encode_options(:urlsafe, []), do: unquote(parsed.(:encode, :urlsafe, []))
 
   defp encode_options(:standard, [{:padding, off}]) when off === false,
-    do: %{mode: :standard, padding: false}
+    do: unquote(parsed.(:encode, :standard, padding: false))
 
   defp encode_options(:urlsafe, [{:padding, off}]) when off === false,
-    do: %{mode: :urlsafe, padding: false}
+    do: unquote(parsed.(:encode, :urlsafe, padding: false))
 
   defp encode_options(mode, opts), do: parse_options(:encode, mode, opts)
 
-  defp decode_options(:standard, []), do: %{mode: :standard, padding: true, whitespace: :reject}
-  defp decode_options(:urlsafe, []), do: %{mode: :urlsafe, padding: true, whitespace: :reject}
+  defp decode_options(:standard, []), do: unquote(parsed.(:decode, :standard, []))
+  defp decode_options(:urlsafe, []), do: unquote(parsed.(:decode, :urlsafe, []))
 
   defp decode_options(:standard, [{:padding, off}]) when off === false,
-    do: %{mode: :standard, padding: false, whitespace: :reject}
+    do: unquote(parsed.(:decode, :standard, padding: false))
 
   defp decode_options(:urlsafe, [{:padding, off}]) when off === false,
-    do: %{mode: :urlsafe, padding: false, whitespace: :reject}
+    do: unquote(parsed.(:decode, :urlsafe, padding: false))
 
   defp decode_options(:standard, [{:ignore, skip}]) when skip === :whitespace,
-    do: %{mode: :standard, padding: true, whitespace: :skip}
+    do: unquote(parsed.(:decode, :standard, ignore: :whitespace))
 
   defp decode_options(:urlsafe, [{:ignore, skip}]) when skip === :whitespace,
-    do: %{mode: :urlsafe, padding: true, whitespace: :skip}
+    do: unquote(parsed.(:decode, :urlsafe, ignore: :whitespace))
 
   defp decode_options(mode, opts), do: parse_options(:decode, mode, opts)
 
   # Base16's case, in b64simd_hex's words, which are Base's; the lists
   # calls pass most are matched first, as above.
   @compile {:inline, hex_case: 2, base32_options: 3}
-  defp hex_case(_kind, []), do: :upper
-  defp hex_case(:hex_encode, [{:case, lower}]) when lower === :lower, do: :lower
-  defp hex_case(:hex_decode, [{:case, mixed}]) when mixed === :mixed, do: :mixed
-  defp hex_case(:hex_decode, [{:case, lower}]) when lower === :lower, do: :lower
-  defp hex_case(kind, opts), do: parse_options(kind, :upper, opts).letter_case
+  defp hex_case(_kind, []), do: unquote(parsed.(:hex_encode, :upper, []))
+
+  defp hex_case(:hex_encode, [{:case, lower}]) when lower === :lower,
+    do: unquote(parsed.(:hex_encode, :upper, case: :lower))
+
+  defp hex_case(:hex_decode, [{:case, mixed}]) when mixed === :mixed,
+    do: unquote(parsed.(:hex_decode, :upper, case: :mixed))
+
+  defp hex_case(:hex_decode, [{:case, lower}]) when lower === :lower,
+    do: unquote(parsed.(:hex_decode, :upper, case: :lower))
+
+  defp hex_case(kind, opts), do: parse_options(kind, :upper, opts)
 
   defp base32_options(_kind, :standard, []),
-    do: %{alphabet: :standard, letter_case: :upper, padding: true}
+    do: unquote(parsed.(:base32_encode, :standard, []))
 
-  defp base32_options(_kind, :hex, []), do: %{alphabet: :hex, letter_case: :upper, padding: true}
+  defp base32_options(_kind, :hex, []), do: unquote(parsed.(:base32_encode, :hex, []))
 
   defp base32_options(_kind, :standard, [{:padding, off}]) when off === false,
-    do: %{alphabet: :standard, letter_case: :upper, padding: false}
+    do: unquote(parsed.(:base32_encode, :standard, padding: false))
 
   defp base32_options(kind, alphabet, opts), do: parse_options(kind, alphabet, opts)
 
-  # Base's options (and ours) as b64simd's map over the defaults of the
-  # kind; :b64simd_options renames and checks them, and :b64simd_messages
-  # says why it refuses them.
-  defp parse_options(kind, mode, opts) do
-    start =
-      case kind do
-        :encode ->
-          %{mode: mode, padding: true}
-
-        :decode ->
-          %{mode: mode, padding: true, whitespace: :reject}
-
-        kind when kind in [:hex_encode, :hex_decode] ->
-          %{letter_case: mode}
-
-        kind when kind in [:base32_encode, :base32_decode] ->
-          %{alphabet: mode, letter_case: :upper, padding: true}
-      end
-
-    case :b64simd_options.from_elixir(kind, start, opts) do
+  # Base's options (and ours) as the option argument of the Erlang call, over
+  # Base's defaults for the kind and the mode, alphabet or case its name says
+  # (`variant`); :b64simd_options renames and checks them, and
+  # :b64simd_messages says why it refuses them.
+  defp parse_options(kind, variant, opts) do
+    case :b64simd_options.from_elixir(kind, variant, opts) do
       {:ok, options} ->
         options
 

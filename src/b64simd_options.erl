@@ -90,16 +90,33 @@ elixir_names(hex_decode) -> ?HEX_DECODE_ELIXIR;
 elixir_names(base32_encode) -> ?BASE32_ENCODE_ELIXIR;
 elixir_names(base32_decode) -> ?BASE32_DECODE_ELIXIR.
 
-%% @doc `B64Simd''s options (a keyword list in Base's words) renamed into
-%% this table's and put over `Start'; the first of a repeated key wins, as
+%% @doc `B64Simd''s options (a keyword list in Base's words) as the option
+%% argument of the Erlang call it makes: renamed into this table's words
+%% over Base's defaults for `Kind' and `Variant' (the mode, alphabet or
+%% letter case the function's name says), a map; for Base16, the letter
+%% case `b64simd_hex' takes. The first of a repeated key wins, as
 %% `Keyword.get/2' reads it. Values are those `elixir_names/1' lists (a
 %% test holds them against `table/1'), or a line length `table/1' takes.
--spec from_elixir(kind(), map(), term()) -> {ok, map()} | {error, elixir_problem()}.
-from_elixir(Kind, Start, Opts) ->
+-spec from_elixir(kind(), atom(), term()) -> {ok, map() | atom()} | {error, elixir_problem()}.
+from_elixir(Kind, Variant, Opts) ->
     case reversed(Opts, []) of
-        {ok, Reversed} -> renamed(Kind, elixir_names(Kind), Reversed, Start, Opts);
-        error -> {error, {not_keyword, Opts}}
+        {ok, Reversed} ->
+            case renamed(Kind, elixir_names(Kind), Reversed, base_defaults(Kind, Variant), Opts) of
+                {ok, #{letter_case := Case}} when ?IS_HEX(Kind) -> {ok, Case};
+                Renamed -> Renamed
+            end;
+        error ->
+            {error, {not_keyword, Opts}}
     end.
+
+%% What Base does with no options: padding written and required, and for
+%% Base64 whitespace rejected (where b64simd skips it), in the shapes
+%% `flags/2' reads first.
+base_defaults(encode, Mode) -> #{mode => Mode, padding => true};
+base_defaults(decode, Mode) -> #{mode => Mode, padding => true, whitespace => reject};
+base_defaults(Kind, Case) when ?IS_HEX(Kind) -> #{letter_case => Case};
+base_defaults(Kind, Alphabet) when ?IS_BASE32(Kind) ->
+    #{alphabet => Alphabet, letter_case => upper, padding => true}.
 
 %% A proper list reversed, or `error' (an improper list, or no list).
 reversed([], Acc) -> {ok, Acc};
