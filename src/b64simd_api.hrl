@@ -3,6 +3,8 @@
 %% functions, so that an error is raised from the API function itself and
 %% its stack trace shows the call the user made; the module's
 %% format_error/2 explains it from the cause (the byte at the offset).
+%% The variables they bind end in `__'; each is used at most once in a
+%% clause, as two uses would bind the same names twice.
 
 -define(RAISE(Reason, Args, Cause),
         erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
@@ -48,8 +50,8 @@
 -define(ENCODED(Nif, Data, Args),
         case Data of
             Binary__ when is_binary(Binary__) -> ?FINISH(Nif(Binary__));
-            _ ->
-                case b64simd_options:to_binary(Data) of
+            Data__ ->
+                case b64simd_options:to_binary(Data__) of
                     badarg -> ?RAISE(badarg, Args, #{});
                     Binary__ -> ?FINISH(Nif(Binary__))
                 end

@@ -141,7 +141,7 @@ decode_final(Decoder) ->
 -spec format_error(Reason, StackTrace) -> ErrorMap when
       Reason :: term(),
       StackTrace :: erlang:stacktrace(),
-      ErrorMap :: #{pos_integer() => unicode:chardata(), general => unicode:chardata()}.
+      ErrorMap :: b64simd:error_map().
 format_error(badarg, [{_M, Function, Args, _Info} | _]) when is_list(Args) ->
     describe_badarg(Function, Args);
 format_error(Reason, [{_M, _Function, [Stream | _] = Args, Info} | _]) ->
