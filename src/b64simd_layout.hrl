@@ -1,8 +1,8 @@
 %% The option table: for each kind of call, its options and each value's
-%% bits in the integer the NIF reads. Made from LAYOUT in
-%% native/b64simd_core/src/options.rs by its test erlang_layout_is_current,
-%% which fails while this file differs and writes it when run with
-%% B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.
+%% bits in the integer the NIF reads; then B64Simd's names for them. Made
+%% from LAYOUT and ELIXIR in native/b64simd_core/src/options.rs by its test
+%% erlang_layout_is_current, which fails while this file differs and
+%% writes it when run with B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.
 -define(ENCODE_LAYOUT,
         #{mode => #{standard => 0, urlsafe => 1},
           padding => #{true => 4, false => 0},

@@ -494,15 +494,15 @@ mod tests {
     use super::*;
 
     /// Erlang's option table, a macro per kind of call in
-    /// `src/b64simd_layout.hrl`, made from `LAYOUT` and the line length's
-    /// place.
+    /// `src/b64simd_layout.hrl`, made from `LAYOUT`, the line length's place
+    /// and `ELIXIR`.
     fn erlang_layout() -> String {
         let mut text = String::from(
             "%% The option table: for each kind of call, its options and each value's\n\
-             %% bits in the integer the NIF reads. Made from LAYOUT in\n\
-             %% native/b64simd_core/src/options.rs by its test erlang_layout_is_current,\n\
-             %% which fails while this file differs and writes it when run with\n\
-             %% B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.\n",
+             %% bits in the integer the NIF reads; then B64Simd's names for them. Made\n\
+             %% from LAYOUT and ELIXIR in native/b64simd_core/src/options.rs by its test\n\
+             %% erlang_layout_is_current, which fails while this file differs and\n\
+             %% writes it when run with B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.\n",
         );
         for kind in Kind::ALL {
             let mut options: Vec<String> = LAYOUT
@@ -599,7 +599,7 @@ mod tests {
         let file = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             file == made,
-            "{} is not what LAYOUT makes: B64SIMD_WRITE_LAYOUT=1 cargo test -p b64simd_core \
+            "{} is not what LAYOUT and ELIXIR make: B64SIMD_WRITE_LAYOUT=1 cargo test -p b64simd_core \
              erlang_layout writes it",
             path.display()
         );
