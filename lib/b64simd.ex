@@ -730,6 +730,21 @@ defmodule B64Simd do
     Macro.escape(options)
   end
 
+  # One literal serves both Base16 kinds, and one both Base32 kinds, below:
+  # the same for both, as this checks.
+  for {encode, decode, variant, opts} <- [
+        {:hex_encode, :hex_decode, :upper, []},
+        {:base32_encode, :base32_decode, :standard, []},
+        {:base32_encode, :base32_decode, :hex, []},
+        {:base32_encode, :base32_decode, :standard, [padding: false]}
+      ] do
+    true = parsed.(encode, variant, opts) == parsed.(decode, variant, opts)
+  end
+
+  # The literals change with the option table and Base's defaults.
+  @external_resource Path.join(__DIR__, "../src/b64simd_layout.hrl")
+  @external_resource Path.join(__DIR__, "../src/b64simd_options.erl")
+
   @compile {:inline, encode_options: 2, decode_options: 2}
   defp encode_options(:urlsafe, []), do: unquote(parsed.(:encode, :urlsafe, []))
 
