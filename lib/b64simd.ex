@@ -730,15 +730,11 @@ defmodule B64Simd do
     Macro.escape(options)
   end
 
-  # One literal serves both Base16 kinds, and one both Base32 kinds, below:
-  # the same for both, as this checks.
-  for {encode, decode, variant, opts} <- [
-        {:hex_encode, :hex_decode, :upper, []},
-        {:base32_encode, :base32_decode, :standard, []},
-        {:base32_encode, :base32_decode, :hex, []},
-        {:base32_encode, :base32_decode, :standard, [padding: false]}
-      ] do
-    true = parsed.(encode, variant, opts) == parsed.(decode, variant, opts)
+  # A literal that serves both kinds of an encoding (a clause matching any
+  # kind): the same for both, as the match checks.
+  shared = fn kinds, variant, opts ->
+    [literal, literal] = for kind <- kinds, do: parsed.(kind, variant, opts)
+    literal
   end
 
   # The literals change with the option table and Base's defaults.
@@ -776,7 +772,7 @@ defmodule B64Simd do
   # Base16's case, in b64simd_hex's words, which are Base's; the lists
   # calls pass most are matched first, as above.
   @compile {:inline, hex_case: 2, base32_options: 3}
-  defp hex_case(_kind, []), do: unquote(parsed.(:hex_encode, :upper, []))
+  defp hex_case(_kind, []), do: unquote(shared.([:hex_encode, :hex_decode], :upper, []))
 
   defp hex_case(:hex_encode, [{:case, lower}]) when lower === :lower,
     do: unquote(parsed.(:hex_encode, :upper, case: :lower))
@@ -790,12 +786,13 @@ defmodule B64Simd do
   defp hex_case(kind, opts), do: parse_options(kind, :upper, opts)
 
   defp base32_options(_kind, :standard, []),
-    do: unquote(parsed.(:base32_encode, :standard, []))
+    do: unquote(shared.([:base32_encode, :base32_decode], :standard, []))
 
-  defp base32_options(_kind, :hex, []), do: unquote(parsed.(:base32_encode, :hex, []))
+  defp base32_options(_kind, :hex, []),
+    do: unquote(shared.([:base32_encode, :base32_decode], :hex, []))
 
   defp base32_options(_kind, :standard, [{:padding, off}]) when off === false,
-    do: unquote(parsed.(:base32_encode, :standard, padding: false))
+    do: unquote(shared.([:base32_encode, :base32_decode], :standard, padding: false))
 
   defp base32_options(kind, alphabet, opts), do: parse_options(kind, alphabet, opts)
 
