@@ -39,8 +39,6 @@
          {ignore, whitespace, [{whitespace, skip}]},
          {canonical, canonical, [{true, true}, {false, false}]},
          {alphabet, mode, [{any, any}]}]).
--define(MIME_ELIXIR,
-        []).
 -define(HEX_ENCODE_ELIXIR,
         [{'case', letter_case, [{upper, upper}, {lower, lower}]}]).
 -define(HEX_DECODE_ELIXIR,

@@ -84,7 +84,6 @@ cases(base32_decode) -> map_get(letter_case, ?BASE32_DECODE_LAYOUT).
 -spec elixir_names(kind()) -> [{atom(), atom(), pos_integer | [{term(), term()}]}].
 elixir_names(encode) -> ?ENCODE_ELIXIR;
 elixir_names(decode) -> ?DECODE_ELIXIR;
-elixir_names(mime) -> ?MIME_ELIXIR;
 elixir_names(hex_encode) -> ?HEX_ENCODE_ELIXIR;
 elixir_names(hex_decode) -> ?HEX_DECODE_ELIXIR;
 elixir_names(base32_encode) -> ?BASE32_ENCODE_ELIXIR;
