@@ -22,7 +22,7 @@
 use crate::budget::{self, Work};
 use crate::error::DecodeError;
 use crate::job::{Buffer, Cost, Job, Step};
-use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, LetterCase};
+use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, Kind, LetterCase};
 use data_encoding::{Encoding, Specification};
 use std::sync::OnceLock;
 
@@ -231,7 +231,7 @@ impl Job for Base32EncodeJob {
     fn cost(&self) -> Cost {
         Cost {
             work: Work::Encode,
-            weight: budget::weight(budget::Codec::Base32Encode),
+            weight: budget::weight(Kind::Base32Encode),
         }
     }
 }
@@ -360,7 +360,7 @@ impl Job for Base32DecodeJob {
     fn cost(&self) -> Cost {
         Cost {
             work: Work::Decode,
-            weight: budget::weight(budget::Codec::Base32Decode),
+            weight: budget::weight(Kind::Base32Decode),
         }
     }
 }

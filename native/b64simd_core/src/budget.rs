@@ -10,6 +10,7 @@
 //! Slices themselves are bounded by the clock (`engine::run_slice`), as
 //! potatosalad's keccakf1600 measures each chunk; a call is not timed.
 
+use crate::options::Kind;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -50,40 +51,43 @@ pub enum Work {
     Decode,
 }
 
-/// The codecs beside Base64, whose jobs are charged and sliced as Base64
-/// work of their kind (`Work`) weighed by their speed against it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Codec {
-    HexEncode,
-    HexDecode,
-    Base32Encode,
-    Base32Decode,
-}
+// A const, not a static, as an array of atomics is filled before Rust 1.79.
+#[allow(clippy::declare_interior_mutable_const)]
+const UNCALIBRATED: AtomicUsize = AtomicUsize::new(0);
 
-/// Each codec's weight: how many bytes of Base64 work of its kind one of
-/// its input bytes costs, calibrated (`calibrate_weight`). Until
-/// then, rough ratios for x86-64 with AVX2.
-static WEIGHTS: [AtomicUsize; 4] = [
-    AtomicUsize::new(1),
-    AtomicUsize::new(1),
-    AtomicUsize::new(10),
-    AtomicUsize::new(12),
-];
+/// Each kind of call beside Base64's (Base16's and Base32's) weighs its
+/// input bytes: one costs this many bytes of Base64 work of its kind, as
+/// calibrated (`calibrate_weight`); 0 until then.
+static WEIGHTS: [AtomicUsize; Kind::COUNT] = [UNCALIBRATED; Kind::COUNT];
+
+/// A weight until calibrated: more than any codec's on x86-64 with AVX2,
+/// so that until then calls are charged and sliced too much, never too
+/// little.
+const ROUGH_WEIGHT: usize = 16;
 
 /// The most a weight can be: a byte of the slowest codec on the fastest
 /// Base64 kernel.
 pub const MAX_WEIGHT: usize = 64;
 
-/// What one input byte of `codec` costs, in bytes of Base64 work.
+/// What one input byte of a call of `kind` costs, in bytes of Base64 work.
 #[inline]
-pub fn weight(codec: Codec) -> usize {
-    WEIGHTS[codec as usize].load(Ordering::Relaxed)
+pub fn weight(kind: Kind) -> usize {
+    calibrated_weight(kind).unwrap_or(ROUGH_WEIGHT)
 }
 
-/// Measures a codec's weight, once a VM: `codec(len)` and `base64(len)`
-/// each do their work on `len` input bytes (cache-resident, as most calls
+/// The weight of `kind` once calibrated (only kinds beside Base64's are).
+#[inline]
+pub fn calibrated_weight(kind: Kind) -> Option<usize> {
+    match WEIGHTS[kind as usize].load(Ordering::Relaxed) {
+        0 => None,
+        calibrated => Some(calibrated),
+    }
+}
+
+/// Measures the weight of `kind`, once a VM: `run_kind()` and `run_base64()`
+/// each do their work on as many input bytes (cache-resident, as most calls
 /// are), and the weight is the ratio of their best times, rounded up.
-pub fn calibrate_weight(codec: Codec, mut run_codec: impl FnMut(), mut run_base64: impl FnMut()) {
+pub fn calibrate_weight(kind: Kind, mut run_kind: impl FnMut(), mut run_base64: impl FnMut()) {
     let best = |run: &mut dyn FnMut()| {
         run();
         (0..5)
@@ -95,12 +99,12 @@ pub fn calibrate_weight(codec: Codec, mut run_codec: impl FnMut(), mut run_base6
             .min()
             .unwrap_or(Duration::ZERO)
     };
-    let codec_time = best(&mut run_codec).as_nanos();
+    let kind_time = best(&mut run_kind).as_nanos();
     let base64_time = best(&mut run_base64).as_nanos().max(1);
-    let weight = codec_time
+    let weight = kind_time
         .div_ceil(base64_time)
         .clamp(1, MAX_WEIGHT as u128) as usize;
-    WEIGHTS[codec as usize].store(weight, Ordering::Relaxed);
+    WEIGHTS[kind as usize].store(weight, Ordering::Relaxed);
 }
 
 /// Input bytes processed per timeslice, per kind of work: the

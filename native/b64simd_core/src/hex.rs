@@ -16,7 +16,7 @@
 use crate::budget::{self, Work};
 use crate::error::DecodeError;
 use crate::job::{Buffer, Cost, Job, Step};
-use crate::options::{HexDecodeOptions, HexEncodeOptions, LetterCase};
+use crate::options::{HexDecodeOptions, HexEncodeOptions, Kind, LetterCase};
 
 /// Encode: every step whole bytes, written at twice their offset.
 #[derive(Clone, Debug)]
@@ -61,7 +61,7 @@ impl Job for HexEncodeJob {
     fn cost(&self) -> Cost {
         Cost {
             work: Work::Encode,
-            weight: budget::weight(budget::Codec::HexEncode),
+            weight: budget::weight(Kind::HexEncode),
         }
     }
 }
@@ -138,7 +138,7 @@ impl Job for HexDecodeJob {
     fn cost(&self) -> Cost {
         Cost {
             work: Work::Decode,
-            weight: budget::weight(budget::Codec::HexDecode),
+            weight: budget::weight(Kind::HexDecode),
         }
     }
 }

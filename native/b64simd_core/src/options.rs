@@ -150,6 +150,9 @@ const BASE32_HEX: u64 = 1 << 3;
 mod to_flags;
 
 impl Kind {
+    /// How many kinds there are, for tables indexed by kind.
+    pub const COUNT: usize = Kind::Base32Decode as usize + 1;
+
     /// The kind's name in Erlang's table (`b64simd_options:kind()`).
     #[cfg(any(test, feature = "hooks"))]
     pub fn name(self) -> &'static str {
@@ -585,6 +588,14 @@ mod tests {
                 _ => panic!("{kind:?} {key}: no such option as {option}"),
             }
         }
+    }
+
+    #[test]
+    fn tables_indexed_by_kind_hold_every_kind() {
+        for (i, kind) in Kind::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, i, "{kind:?}");
+        }
+        assert_eq!(Kind::ALL.len(), Kind::COUNT);
     }
 
     #[test]

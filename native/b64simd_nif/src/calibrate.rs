@@ -7,7 +7,7 @@
 
 use crate::enif::{enif_alloc_binary, enif_release_binary};
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
-use b64simd_core::budget::{self, Codec, Work};
+use b64simd_core::budget::{self, Work};
 use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::wrap::{wrapped_len, WrapJob};
 use b64simd_core::encode::EncodeJob;
@@ -15,7 +15,7 @@ use b64simd_core::hex::{HexDecodeJob, HexEncodeJob};
 use b64simd_core::job::{Buffer, Job};
 use b64simd_core::options::{
     Base32DecodeOptions, Base32EncodeOptions, DecodeOptions, EncodeOptions, HexDecodeOptions,
-    HexEncodeOptions, LineBreak, Lines,
+    HexEncodeOptions, Kind, LineBreak, Lines,
 };
 use b64simd_core::simd::encoded_len;
 use rustler::sys::ErlNifBinary;
@@ -218,53 +218,40 @@ const WEIGHT_SAMPLE: usize = 64 * 1024;
 /// against Base64's of the same kind of work on as many (`encoded` is
 /// Base64 text of at least that many characters).
 fn calibrate_weights(plain: &[u8], encoded: &[u8]) {
-    let base64_text = &encoded[..WEIGHT_SAMPLE];
-    let (mut out, mut text_out) = (vec![0u8; 2 * plain.len()], Vec::new());
-    let mut base64_encode = || {
-        encode(
-            plain,
-            &mut out[..encoded_len(plain.len(), true).unwrap_or(0)],
-        )
-    };
-    let mut hex_out = vec![0u8; 2 * plain.len()];
+    let mut out = vec![0u8; encoded_len(plain.len(), true).unwrap_or(0)];
+    let mut base64_encode = || encode(plain, &mut out);
+    let hex_text = weigh(Kind::HexEncode, plain, &mut base64_encode, |_| {
+        HexEncodeJob::new(HexEncodeOptions::DEFAULT)
+    });
+    let base32_text = weigh(Kind::Base32Encode, plain, &mut base64_encode, |_| {
+        Base32EncodeJob::new(Base32EncodeOptions::DEFAULT)
+    });
+    let mut text_out = Vec::new();
+    let mut base64_decode = || decode(&encoded[..WEIGHT_SAMPLE], &mut text_out);
+    weigh(Kind::HexDecode, &hex_text[..WEIGHT_SAMPLE], &mut base64_decode, |_| {
+        HexDecodeJob::new(HexDecodeOptions::DEFAULT)
+    });
+    weigh(Kind::Base32Decode, &base32_text[..WEIGHT_SAMPLE], &mut base64_decode, |text| {
+        Base32DecodeJob::new(text, Base32DecodeOptions::DEFAULT)
+    });
+}
+
+/// Calibrates the weight of `kind`, whose job `new_job(input)` makes, on
+/// `input` against `base64`; returns the job's output, for the decoders'
+/// samples.
+fn weigh<J: Job>(
+    kind: Kind,
+    input: &[u8],
+    base64: &mut dyn FnMut(),
+    new_job: impl Fn(&[u8]) -> J,
+) -> Vec<u8> {
+    let mut output = vec![0u8; output_len(&new_job(input), input)];
     budget::calibrate_weight(
-        Codec::HexEncode,
+        kind,
         || {
-            let mut job = HexEncodeJob::new(HexEncodeOptions::DEFAULT);
-            let _ = job.run_to_end(plain, &mut hex_out, usize::MAX);
+            let _ = new_job(input).run_to_end(input, &mut output, usize::MAX);
         },
-        &mut base64_encode,
+        base64,
     );
-    let mut base32_out = vec![0u8; 2 * plain.len()];
-    budget::calibrate_weight(
-        Codec::Base32Encode,
-        || {
-            let mut job = Base32EncodeJob::new(Base32EncodeOptions::DEFAULT);
-            let len = output_len(&job, plain);
-            let _ = job.run_to_end(plain, &mut base32_out[..len], usize::MAX);
-        },
-        &mut base64_encode,
-    );
-    let mut base64_decode = || decode(base64_text, &mut text_out);
-    let hex_text = &hex_out[..WEIGHT_SAMPLE];
-    let mut data = vec![0u8; plain.len()];
-    budget::calibrate_weight(
-        Codec::HexDecode,
-        || {
-            let mut job = HexDecodeJob::new(HexDecodeOptions::DEFAULT);
-            let len = output_len(&job, hex_text);
-            let _ = job.run_to_end(hex_text, &mut data[..len], usize::MAX);
-        },
-        &mut base64_decode,
-    );
-    let base32_text = &base32_out[..WEIGHT_SAMPLE];
-    budget::calibrate_weight(
-        Codec::Base32Decode,
-        || {
-            let mut job = Base32DecodeJob::new(base32_text, Base32DecodeOptions::DEFAULT);
-            let len = output_len(&job, base32_text);
-            let _ = job.run_to_end(base32_text, &mut data[..len], usize::MAX);
-        },
-        &mut base64_decode,
-    );
+    output
 }

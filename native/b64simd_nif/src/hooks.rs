@@ -6,7 +6,7 @@
 
 use crate::calibrate;
 use crate::term::{decode_options, encode_options, error_term, new_binary, system_limit};
-use b64simd_core::budget::{self, Codec, Work};
+use b64simd_core::budget::{self, Work};
 use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::job::Job;
@@ -70,20 +70,17 @@ fn set_big_call_rate(encode_ps: usize, decode_ps: usize) -> Atom {
     rustler::types::atom::ok()
 }
 
-/// Each codec's weight against Base64's work of its kind, as calibrated:
-/// `#{hex_encode => W, hex_decode => W, base32_encode => W, base32_decode => W}`.
+/// Each calibrated weight, of the kinds beside Base64's, against Base64's
+/// work of its kind: `#{hex_encode => W, hex_decode => W, base32_encode =>
+/// W, base32_decode => W}`.
 #[rustler::nif(schedule = "DirtyCpu")]
 fn weights(env: Env) -> NifResult<HashMap<Atom, usize>> {
     calibrate::wait();
-    [
-        ("hex_encode", Codec::HexEncode),
-        ("hex_decode", Codec::HexDecode),
-        ("base32_encode", Codec::Base32Encode),
-        ("base32_decode", Codec::Base32Decode),
-    ]
-    .into_iter()
-    .map(|(name, codec)| Ok((Atom::from_str(env, name)?, budget::weight(codec))))
-    .collect()
+    LAYOUT
+        .iter()
+        .filter_map(|&(kind, _, _)| Some((kind.name(), budget::calibrated_weight(kind)?)))
+        .map(|(name, weight)| Ok((Atom::from_str(env, name)?, weight)))
+        .collect()
 }
 
 /// The options each kind of call takes and each value's flag bits
