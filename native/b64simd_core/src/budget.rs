@@ -60,10 +60,10 @@ const UNCALIBRATED: AtomicUsize = AtomicUsize::new(0);
 /// calibrated (`calibrate_weight`); 0 until then.
 static WEIGHTS: [AtomicUsize; Kind::COUNT] = [UNCALIBRATED; Kind::COUNT];
 
-/// A weight until calibrated: more than any codec's on x86-64 with AVX2,
-/// so that until then calls are charged and sliced too much, never too
-/// little.
-const ROUGH_WEIGHT: usize = 16;
+/// A weight until calibrated: more than any measured (`bench/README.md`,
+/// "Base16 and Base32"), so that until then calls are charged and sliced
+/// too much, never too little.
+const ROUGH_WEIGHT: usize = 32;
 
 /// The most a weight can be: a byte of the slowest codec on the fastest
 /// Base64 kernel.
@@ -101,9 +101,7 @@ pub fn calibrate_weight(kind: Kind, mut run_kind: impl FnMut(), mut run_base64: 
     };
     let kind_time = best(&mut run_kind).as_nanos();
     let base64_time = best(&mut run_base64).as_nanos().max(1);
-    let weight = kind_time
-        .div_ceil(base64_time)
-        .clamp(1, MAX_WEIGHT as u128) as usize;
+    let weight = kind_time.div_ceil(base64_time).clamp(1, MAX_WEIGHT as u128) as usize;
     WEIGHTS[kind as usize].store(weight, Ordering::Relaxed);
 }
 

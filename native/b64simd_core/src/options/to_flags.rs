@@ -4,19 +4,6 @@
 
 use super::*;
 
-impl Kind {
-    /// Every kind, in the order Erlang's table lists them.
-    pub const ALL: [Kind; 7] = [
-        Kind::Encode,
-        Kind::Decode,
-        Kind::Mime,
-        Kind::HexEncode,
-        Kind::HexDecode,
-        Kind::Base32Encode,
-        Kind::Base32Decode,
-    ];
-}
-
 fn bit(set: bool, bit: u64) -> u64 {
     if set {
         bit
