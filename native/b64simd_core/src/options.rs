@@ -316,9 +316,11 @@ const ENCODE_CASES: Option<&[(&str, &str)]> = Some(&[("upper", "upper"), ("lower
 const DECODE_CASES: Option<&[(&str, &str)]> =
     Some(&[("upper", "upper"), ("lower", "lower"), ("mixed", "mixed")]);
 
+/// The options of `hex_encode/1`: uppercase, as OTP's `binary:encode_hex/1`.
+pub const HEX_ENCODE_DEFAULT_FLAGS: u64 = 0;
+
 /// The options of `hex_decode/1` and `hex_is_valid/1`: both cases, as OTP's
-/// `binary:decode_hex/1` takes them. (`hex_encode/1`'s, uppercase as OTP's
-/// `binary:encode_hex/1`, are 0.)
+/// `binary:decode_hex/1` takes them.
 pub const HEX_DECODE_DEFAULT_FLAGS: u64 = MIXED;
 
 /// The options of the NIFs of arity 1: the standard alphabet, padding
@@ -707,7 +709,7 @@ mod tests {
             }
         }
         assert_eq!(
-            HexEncodeOptions::from_flags(0),
+            HexEncodeOptions::from_flags(HEX_ENCODE_DEFAULT_FLAGS),
             Some(HexEncodeOptions::DEFAULT)
         );
         assert_eq!(

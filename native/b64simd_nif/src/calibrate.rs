@@ -6,17 +6,12 @@
 //! purge (`pin_library`), and a module loaded again keeps its figures.
 
 use crate::enif::{enif_alloc_binary, enif_release_binary};
-use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
 use b64simd_core::budget::{self, Work};
 use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::wrap::{wrapped_len, WrapJob};
 use b64simd_core::encode::EncodeJob;
-use b64simd_core::hex::{HexDecodeJob, HexEncodeJob};
 use b64simd_core::job::{Buffer, Job};
-use b64simd_core::options::{
-    Base32DecodeOptions, Base32EncodeOptions, DecodeOptions, EncodeOptions, HexDecodeOptions,
-    HexEncodeOptions, Kind, LineBreak, Lines,
-};
+use b64simd_core::options::{DecodeOptions, EncodeOptions, Kind, LineBreak, Lines};
 use b64simd_core::simd::encoded_len;
 use rustler::sys::ErlNifBinary;
 use std::sync::{Condvar, Mutex};
@@ -214,44 +209,84 @@ impl Drop for ErtsBinary {
 /// The input of each weight's measurement: in L2, as most calls' data is.
 const WEIGHT_SAMPLE: usize = 64 * 1024;
 
-/// Base16's and Base32's weights: their time on `WEIGHT_SAMPLE` input bytes
-/// against Base64's of the same kind of work on as many (`encoded` is
-/// Base64 text of at least that many characters).
-fn calibrate_weights(plain: &[u8], encoded: &[u8]) {
-    let mut out = vec![0u8; encoded_len(plain.len(), true).unwrap_or(0)];
-    let mut base64_encode = || encode(plain, &mut out);
-    let hex_text = weigh(Kind::HexEncode, plain, &mut base64_encode, |_| {
-        HexEncodeJob::new(HexEncodeOptions::DEFAULT)
-    });
-    let base32_text = weigh(Kind::Base32Encode, plain, &mut base64_encode, |_| {
-        Base32EncodeJob::new(Base32EncodeOptions::DEFAULT)
-    });
-    let mut text_out = Vec::new();
-    let mut base64_decode = || decode(&encoded[..WEIGHT_SAMPLE], &mut text_out);
-    weigh(Kind::HexDecode, &hex_text[..WEIGHT_SAMPLE], &mut base64_decode, |_| {
-        HexDecodeJob::new(HexDecodeOptions::DEFAULT)
-    });
-    weigh(Kind::Base32Decode, &base32_text[..WEIGHT_SAMPLE], &mut base64_decode, |text| {
-        Base32DecodeJob::new(text, Base32DecodeOptions::DEFAULT)
-    });
+/// A kind of call beside Base64's, as the calibration weighs it against
+/// Base64's work of its kind: registered beside the call (`weighed!` in
+/// `calls.rs`), so that the calibration names no codec.
+pub(crate) struct Weighing {
+    pub(crate) kind: Kind,
+    /// A decoder's: the encoder whose output is its sample (an encoder's
+    /// is plain data).
+    pub(crate) text_of: Option<Kind>,
+    /// The call's job, on its default options, run on `input` into `output`
+    /// (which it sizes).
+    pub(crate) run: fn(&[u8], &mut Vec<u8>),
 }
 
-/// Calibrates the weight of `kind`, whose job `new_job(input)` makes, on
-/// `input` against `base64`; returns the job's output, for the decoders'
-/// samples.
-fn weigh<J: Job>(
-    kind: Kind,
-    input: &[u8],
-    base64: &mut dyn FnMut(),
-    new_job: impl Fn(&[u8]) -> J,
-) -> Vec<u8> {
-    let mut output = vec![0u8; output_len(&new_job(input), input)];
-    budget::calibrate_weight(
-        kind,
-        || {
-            let _ = new_job(input).run_to_end(input, &mut output, usize::MAX);
-        },
-        base64,
-    );
-    output
+inventory::collect!(Weighing);
+
+/// Registers the weighing of a kind, whose job on default options
+/// `job(input)` makes; a decoder names the encoder whose output it decodes
+/// (`text_of`).
+macro_rules! weighed {
+    ($kind:expr, job: $new_job:expr) => {
+        $crate::calibrate::weighed!(@submit $kind, None, $new_job);
+    };
+    ($kind:expr, text_of: $encoder:expr, job: $new_job:expr) => {
+        $crate::calibrate::weighed!(@submit $kind, Some($encoder), $new_job);
+    };
+    (@submit $kind:expr, $text_of:expr, $new_job:expr) => {
+        inventory::submit!($crate::calibrate::Weighing {
+            kind: $kind,
+            text_of: $text_of,
+            run: {
+                fn run(input: &[u8], output: &mut Vec<u8>) {
+                    $crate::calibrate::run_job(($new_job)(input), input, output)
+                }
+                run
+            },
+        });
+    };
+}
+pub(crate) use weighed;
+
+/// Runs `job` on `input` into `output`, sized for it first.
+pub(crate) fn run_job(mut job: impl Job, input: &[u8], output: &mut Vec<u8>) {
+    output.resize(output_len(&job, input), 0);
+    let _ = job.run_to_end(input, output, usize::MAX);
+}
+
+/// Every registered weight: each kind's time on `WEIGHT_SAMPLE` input
+/// bytes against Base64's of the same kind of work on as many (`encoded`
+/// is Base64 text of at least that many characters). Encoders first: what
+/// they write is the decoders' samples.
+fn calibrate_weights(plain: &[u8], encoded: &[u8]) {
+    let mut weighings: Vec<&Weighing> = inventory::iter::<Weighing>.into_iter().collect();
+    weighings.sort_by_key(|weighing| weighing.text_of.is_some());
+    let mut base64_out = vec![0u8; encoded_len(plain.len(), true).unwrap_or(0)];
+    let mut base64_decoded = Vec::new();
+    let mut texts: Vec<(Kind, Vec<u8>)> = Vec::new();
+    for weighing in weighings {
+        let mut output = Vec::new();
+        let run = weighing.run;
+        match weighing.text_of {
+            None => {
+                budget::calibrate_weight(
+                    weighing.kind,
+                    || run(plain, &mut output),
+                    || encode(plain, &mut base64_out),
+                );
+                texts.push((weighing.kind, output));
+            }
+            Some(encoder) => {
+                let Some((_, text)) = texts.iter().find(|(kind, _)| *kind == encoder) else {
+                    continue; // no such encoder registered: the rough weight stays
+                };
+                budget::calibrate_weight(
+                    weighing.kind,
+                    || run(&text[..WEIGHT_SAMPLE], &mut output),
+                    || decode(&encoded[..WEIGHT_SAMPLE], &mut base64_decoded),
+                );
+            }
+        }
+    }
 }

@@ -1,7 +1,10 @@
 //! The one-shot calls: `encode`, `decode`, `mime_decode` and `is_valid`,
 //! and their Base16 and Base32 counterparts, each the core's job for its
-//! options, run by `run`.
+//! options, run by `run`; their entry points (`entry`); and how the
+//! calibration weighs those beside Base64's (`calibrate`).
 
+use crate::calibrate::weighed;
+use crate::entry::entry;
 use crate::run::{failed_at, run, NifJob, Written};
 use crate::term::{decode_options, encode_options, options};
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
@@ -13,6 +16,7 @@ use b64simd_core::error::DecodeError;
 use b64simd_core::hex::{HexDecodeJob, HexEncodeJob};
 use b64simd_core::options::{
     Base32DecodeOptions, Base32EncodeOptions, HexDecodeOptions, HexEncodeOptions, Kind,
+    DEFAULT_FLAGS, HEX_DECODE_DEFAULT_FLAGS, HEX_ENCODE_DEFAULT_FLAGS,
 };
 use rustler::{Encoder, Env, NifResult, Term};
 
@@ -121,3 +125,32 @@ macro_rules! data_or_verdict {
 }
 
 data_or_verdict!(DecodeJob, HexDecodeJob, Base32DecodeJob);
+
+entry!("encode", encode, 1, DEFAULT_FLAGS);
+entry!("encode", encode, 2);
+entry!("decode", decode, 1, DEFAULT_FLAGS);
+entry!("decode", decode, 2);
+entry!("mime_decode", mime_decode, 1, DEFAULT_FLAGS);
+entry!("mime_decode", mime_decode, 2);
+entry!("is_valid", is_valid, 1, DEFAULT_FLAGS);
+entry!("is_valid", is_valid, 2);
+entry!("hex_encode", hex_encode, 1, HEX_ENCODE_DEFAULT_FLAGS);
+entry!("hex_encode", hex_encode, 2);
+entry!("hex_decode", hex_decode, 1, HEX_DECODE_DEFAULT_FLAGS);
+entry!("hex_decode", hex_decode, 2);
+entry!("hex_is_valid", hex_is_valid, 1, HEX_DECODE_DEFAULT_FLAGS);
+entry!("hex_is_valid", hex_is_valid, 2);
+entry!("base32_encode", base32_encode, 2);
+entry!("base32_decode", base32_decode, 2);
+entry!("base32_is_valid", base32_is_valid, 2);
+
+weighed!(Kind::HexEncode, job: |_| HexEncodeJob::new(HexEncodeOptions::DEFAULT));
+weighed!(Kind::HexDecode, text_of: Kind::HexEncode, job: |_| {
+    HexDecodeJob::new(HexDecodeOptions::DEFAULT)
+});
+weighed!(Kind::Base32Encode, job: |_| {
+    Base32EncodeJob::new(Base32EncodeOptions::DEFAULT)
+});
+weighed!(Kind::Base32Decode, text_of: Kind::Base32Encode, job: |text| {
+    Base32DecodeJob::new(text, Base32DecodeOptions::DEFAULT)
+});

@@ -5,18 +5,24 @@
 //! encoding a short input (`bench/README.md`). Each is a `rustler::Nif`, the
 //! public record of one function that `rustler::init!` reads from the
 //! `inventory` registry, as `#[nif]`'s are; what a call returns or raises is
-//! made here from rustler's public `Error` and erl_nif's own calls.
+//! made here from rustler's public `Error` and erl_nif's own calls. The
+//! calls register their entry points beside themselves (`calls.rs`).
 
-use crate::calls::{
-    base32_decode, base32_encode, base32_is_valid, decode, encode, hex_decode, hex_encode,
-    hex_is_valid, is_valid, mime_decode,
-};
-use b64simd_core::options::{DEFAULT_FLAGS, HEX_DECODE_DEFAULT_FLAGS};
 use rustler::types::atom::{self, Atom};
 use rustler::{Encoder, Env, Error, Term};
 
+/// Registers `NAME/ARITY`, a call of `function(env, input_term, input,
+/// flags)` on a binary: of arity 1 with the constant `flags`, folded through
+/// the function so that neither reading nor checking them is left; of arity
+/// 2 with the flags its second argument is, an unsigned 64-bit integer.
 macro_rules! entry {
-    ($erl_name:literal, $arity:literal, $function:ident, $flags:ident) => {
+    ($erl_name:literal, $function:ident, 1, $flags:expr) => {
+        $crate::entry::entry!(@nif $erl_name, 1, $function, |_, _| Some($flags));
+    };
+    ($erl_name:literal, $function:ident, 2) => {
+        $crate::entry::entry!(@nif $erl_name, 2, $function, $crate::entry::flags_argument);
+    };
+    (@nif $erl_name:literal, $arity:literal, $function:ident, $flags:expr) => {
         inventory::submit!(rustler::Nif {
             name: concat!($erl_name, "\0").as_ptr().cast::<std::ffi::c_char>(),
             arity: $arity,
@@ -31,17 +37,17 @@ macro_rules! entry {
                     // call's environment and `argc` terms at `argv`, all valid
                     // until it returns; `argc` is checked before `argv` is read.
                     let lifetime = ();
-                    let env = Env::new(&lifetime, nif_env);
+                    let env = rustler::Env::new(&lifetime, nif_env);
                     if argc != $arity {
                         return rustler::sys::enif_make_badarg(nif_env);
                     }
                     let args = std::slice::from_raw_parts(argv, $arity);
                     let (Some(input), Some(flags)) =
-                        (inspect_binary(env, args[0]), $flags(nif_env, args))
+                        ($crate::entry::inspect_binary(env, args[0]), ($flags)(nif_env, args))
                     else {
                         return rustler::sys::enif_make_badarg(nif_env);
                     };
-                    let input_term = Term::new(env, args[0]);
+                    let input_term = rustler::Term::new(env, args[0]);
                     // The term comes back through `term` and an error
                     // through `error`, not inside the closure's Result,
                     // which the compiler built with byte-sized stores and
@@ -57,11 +63,11 @@ macro_rules! entry {
                         }));
                     match (result, error) {
                         (Ok(()), None) => term,
-                        (Ok(()), Some(error)) => failure(env, error),
+                        (Ok(()), Some(error)) => $crate::entry::failure(env, error),
                         // As rustler's own functions: a panic raises `nif_panicked`.
                         (Err(_), _) => rustler::sys::enif_raise_exception(
                             nif_env,
-                            atom::nif_panicked().as_c_arg(),
+                            rustler::types::atom::nif_panicked().as_c_arg(),
                         ),
                     }
                 }
@@ -70,6 +76,7 @@ macro_rules! entry {
         });
     };
 }
+pub(crate) use entry;
 
 /// What a call that failed with `error` returns or raises, as rustler makes
 /// it for its own functions: `badarg`, an atom, `{error, Term}`, or an
@@ -78,7 +85,7 @@ macro_rules! entry {
 /// # Safety
 /// `env` is the running NIF call's environment.
 #[cold]
-unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TERM {
+pub(crate) unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TERM {
     let raise = |term: Term| rustler::sys::enif_raise_exception(env.as_c_arg(), term.as_c_arg());
     let atom = |name: &str| Atom::from_str(env, name).unwrap_or_else(|_| atom::badarg());
     match error {
@@ -96,7 +103,10 @@ unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TERM {
 ///
 /// # Safety
 /// `term` is a term of `env`, the running NIF call's environment.
-unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ERL_NIF_TERM) -> Option<&'a [u8]> {
+pub(crate) unsafe fn inspect_binary<'a>(
+    env: Env<'a>,
+    term: rustler::sys::ERL_NIF_TERM,
+) -> Option<&'a [u8]> {
     let mut binary = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
     if crate::enif::enif_inspect_binary(env.as_c_arg(), term, binary.as_mut_ptr()) == 0 {
         return None;
@@ -113,66 +123,10 @@ unsafe fn inspect_binary<'a>(env: Env<'a>, term: rustler::sys::ERL_NIF_TERM) -> 
 /// # Safety
 /// As `inspect_binary`, for every term of `args`.
 #[inline(always)]
-unsafe fn flags_argument(
+pub(crate) unsafe fn flags_argument(
     env: *mut rustler::sys::ErlNifEnv,
     args: &[rustler::sys::ERL_NIF_TERM],
 ) -> Option<u64> {
     let mut flags: u64 = 0;
     (crate::enif::enif_get_uint64(env, args[1], &mut flags) != 0).then_some(flags)
 }
-
-/// NAME/1's: the default options, a constant the compiler folds through the
-/// function it calls, so that neither reading nor checking flags is left.
-///
-/// # Safety
-/// Reads nothing; `unsafe` only to share `flags_argument`'s signature.
-#[inline(always)]
-unsafe fn default_flags(
-    _env: *mut rustler::sys::ErlNifEnv,
-    _args: &[rustler::sys::ERL_NIF_TERM],
-) -> Option<u64> {
-    Some(DEFAULT_FLAGS)
-}
-
-/// `hex_encode/1`'s: uppercase, OTP's `binary:encode_hex/1`.
-///
-/// # Safety
-/// As `default_flags`.
-#[inline(always)]
-unsafe fn hex_encode_flags(
-    _env: *mut rustler::sys::ErlNifEnv,
-    _args: &[rustler::sys::ERL_NIF_TERM],
-) -> Option<u64> {
-    Some(0)
-}
-
-/// `hex_decode/1`'s and `hex_is_valid/1`'s: both cases, OTP's
-/// `binary:decode_hex/1`.
-///
-/// # Safety
-/// As `default_flags`.
-#[inline(always)]
-unsafe fn hex_decode_flags(
-    _env: *mut rustler::sys::ErlNifEnv,
-    _args: &[rustler::sys::ERL_NIF_TERM],
-) -> Option<u64> {
-    Some(HEX_DECODE_DEFAULT_FLAGS)
-}
-
-entry!("encode", 1, encode, default_flags);
-entry!("encode", 2, encode, flags_argument);
-entry!("decode", 1, decode, default_flags);
-entry!("decode", 2, decode, flags_argument);
-entry!("mime_decode", 1, mime_decode, default_flags);
-entry!("mime_decode", 2, mime_decode, flags_argument);
-entry!("is_valid", 1, is_valid, default_flags);
-entry!("is_valid", 2, is_valid, flags_argument);
-entry!("hex_encode", 1, hex_encode, hex_encode_flags);
-entry!("hex_encode", 2, hex_encode, flags_argument);
-entry!("hex_decode", 1, hex_decode, hex_decode_flags);
-entry!("hex_decode", 2, hex_decode, flags_argument);
-entry!("hex_is_valid", 1, hex_is_valid, hex_decode_flags);
-entry!("hex_is_valid", 2, hex_is_valid, flags_argument);
-entry!("base32_encode", 2, base32_encode, flags_argument);
-entry!("base32_decode", 2, base32_decode, flags_argument);
-entry!("base32_is_valid", 2, base32_is_valid, flags_argument);

@@ -2,7 +2,9 @@
 //! allocates outputs and schedules the core's jobs; the codec, its rules and
 //! what a call is charged are the core's.
 //!
-//! - `entry`, `calls`: the one-shot calls; `stream`: the streams' calls;
+//! - `calls`: the one-shot calls, each with its entry points (made as
+//!   `entry` says) and, beside Base64's, its weighing (`calibrate`);
+//!   `stream`: the streams' calls;
 //! - `run`: a job run within one call or a slice at a time;
 //! - `term`: binaries, errors, options; `atoms`: the atoms they use;
 //!   `enif`: the erl_nif calls of short calls, linked directly;
