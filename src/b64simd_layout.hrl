@@ -1,5 +1,6 @@
 %% The option table: for each kind of call, its options and each value's
-%% bits in the integer the NIF reads; then B64Simd's names for them. Made
+%% bits in the integer the NIF reads; then B64Simd's names for them; then
+%% the kinds, and each kind's table, names and flags of no option. Made
 %% from LAYOUT and ELIXIR in native/b64simd_core/src/options.rs by its test
 %% erlang_layout_is_current, which fails while this file differs and
 %% writes it when run with B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.
@@ -49,3 +50,35 @@
 -define(BASE32_DECODE_ELIXIR,
         [{'case', letter_case, [{upper, upper}, {lower, lower}, {mixed, mixed}]},
          {padding, padding, [{true, true}, {false, false}]}]).
+%% The kinds of call, and each kind's table and B64Simd's names by kind.
+-type kind() :: encode | decode | mime | hex_encode | hex_decode | base32_encode | base32_decode.
+-define(LAYOUT(Kind),
+        case Kind of
+            encode -> ?ENCODE_LAYOUT;
+            decode -> ?DECODE_LAYOUT;
+            mime -> ?MIME_LAYOUT;
+            hex_encode -> ?HEX_ENCODE_LAYOUT;
+            hex_decode -> ?HEX_DECODE_LAYOUT;
+            base32_encode -> ?BASE32_ENCODE_LAYOUT;
+            base32_decode -> ?BASE32_DECODE_LAYOUT
+        end).
+-define(ELIXIR(Kind),
+        case Kind of
+            encode -> ?ENCODE_ELIXIR;
+            decode -> ?DECODE_ELIXIR;
+            hex_encode -> ?HEX_ENCODE_ELIXIR;
+            hex_decode -> ?HEX_DECODE_ELIXIR;
+            base32_encode -> ?BASE32_ENCODE_ELIXIR;
+            base32_decode -> ?BASE32_DECODE_ELIXIR
+        end).
+%% The flags of no option: padding, where the kind takes it.
+-define(UNSET(Kind),
+        case Kind of
+            encode -> 4;
+            decode -> 4;
+            mime -> 4;
+            hex_encode -> 0;
+            hex_decode -> 0;
+            base32_encode -> 4;
+            base32_decode -> 4
+        end).

@@ -12,12 +12,10 @@
 
 -include("b64simd_layout.hrl").
 
--type kind() :: encode | decode | mime | hex_encode | hex_decode | base32_encode
-              | base32_decode.
-%% The kinds of call: `encode' (and the encoding stream), `decode' (with
-%% `try_decode', `is_valid' and the decoding stream), and `mime'
-%% (`mime_decode'); Base16's (`b64simd_hex') and Base32's (`b64simd_base32')
-%% encode and decode, validation with decode.
+%% `kind()', from the core's `Kind' (`b64simd_layout.hrl'): `encode' (and the
+%% encoding stream), `decode' (with `try_decode', `is_valid' and the decoding
+%% stream), and `mime' (`mime_decode'); Base16's (`b64simd_hex') and Base32's
+%% (`b64simd_base32') encode and decode, validation with decode.
 
 -type elixir_problem() :: {not_keyword, term()} | {unknown_option, kind(), term()}
                         | {bad_value, kind(), atom(), term()}.
@@ -49,13 +47,8 @@
 %% written by the core's test from the core's own layout
 %% (`b64simd_layout.hrl'), and a test holds them against the NIF's.
 -spec table(kind()) -> #{atom() => #{term() => non_neg_integer()} | {pos_integer, 8}}.
-table(encode) -> ?ENCODE_LAYOUT;
-table(decode) -> ?DECODE_LAYOUT;
-table(mime) -> ?MIME_LAYOUT;
-table(hex_encode) -> ?HEX_ENCODE_LAYOUT;
-table(hex_decode) -> ?HEX_DECODE_LAYOUT;
-table(base32_encode) -> ?BASE32_ENCODE_LAYOUT;
-table(base32_decode) -> ?BASE32_DECODE_LAYOUT.
+table(Kind) ->
+    ?LAYOUT(Kind).
 
 %% The values of the options that the common shapes of map hold, read out of
 %% the layout at compile time (each is a literal), which `flags/2' reads
@@ -82,12 +75,8 @@ cases(base32_decode) -> map_get(letter_case, ?BASE32_DECODE_LAYOUT).
 %% core's table, written into `b64simd_layout.hrl'; literals, as they are
 %% read on every call that names one.
 -spec elixir_names(kind()) -> [{atom(), atom(), pos_integer | [{term(), term()}]}].
-elixir_names(encode) -> ?ENCODE_ELIXIR;
-elixir_names(decode) -> ?DECODE_ELIXIR;
-elixir_names(hex_encode) -> ?HEX_ENCODE_ELIXIR;
-elixir_names(hex_decode) -> ?HEX_DECODE_ELIXIR;
-elixir_names(base32_encode) -> ?BASE32_ENCODE_ELIXIR;
-elixir_names(base32_decode) -> ?BASE32_DECODE_ELIXIR.
+elixir_names(Kind) ->
+    ?ELIXIR(Kind).
 
 %% @doc `B64Simd''s options (a keyword list in Base's words) as the option
 %% argument of the Erlang call it makes: renamed into this table's words
@@ -194,9 +183,10 @@ flags(Kind, Options) when is_map(Options) ->
 flags(_Kind, _Options) ->
     badarg.
 
-%% The flags of no option: padding, but for Base16, which takes none.
-unset(Kind) when ?IS_HEX(Kind) -> 0;
-unset(_Kind) -> bits(paddings(), true).
+%% The flags of no option (`b64simd_layout.hrl'): padding, where the kind
+%% takes it.
+unset(Kind) ->
+    ?UNSET(Kind).
 
 %% @doc The bits of one option of a kind, or `badarg' for a key the kind
 %% does not take or a bad value: for an option passed alone (Base16's

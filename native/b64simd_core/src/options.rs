@@ -515,7 +515,8 @@ mod tests {
     fn erlang_layout() -> String {
         let mut text = String::from(
             "%% The option table: for each kind of call, its options and each value's\n\
-             %% bits in the integer the NIF reads; then B64Simd's names for them. Made\n\
+             %% bits in the integer the NIF reads; then B64Simd's names for them; then\n\
+             %% the kinds, and each kind's table, names and flags of no option. Made\n\
              %% from LAYOUT and ELIXIR in native/b64simd_core/src/options.rs by its test\n\
              %% erlang_layout_is_current, which fails while this file differs and\n\
              %% writes it when run with B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.\n",
@@ -545,7 +546,9 @@ mod tests {
         }
         text += "%% B64Simd's options, in Base's words: {Key, Option, Values}, Values being\n\
                  %% {BaseWord, Value} pairs or pos_integer (the line length).\n";
-        for kind in Kind::ALL {
+        // The kinds B64Simd has functions for: not mime_decode.
+        let named = |kind: &Kind| ELIXIR.iter().any(|(of, ..)| of == kind);
+        for kind in Kind::ALL.into_iter().filter(named) {
             let options: Vec<String> = ELIXIR
                 .iter()
                 .filter(|(of, _, _, _)| *of == kind)
@@ -563,15 +566,45 @@ mod tests {
                     format!("{{{}, {option}, {values}}}", quoted(key))
                 })
                 .collect();
-            if options.is_empty() {
-                continue; // mime_decode has no B64Simd function
-            }
             text += &format!(
                 "-define({}_ELIXIR,\n        [{}]).\n",
                 kind.name().to_uppercase(),
                 options.join(",\n         ")
             );
         }
+        let names: Vec<&str> = Kind::ALL.iter().map(|kind| kind.name()).collect();
+        text += &format!(
+            "%% The kinds of call, and each kind's table and B64Simd's names by kind.\n\
+             -type kind() :: {}.\n",
+            names.join(" | ")
+        );
+        let by_kind = |macro_name: &str, clauses: Vec<String>| {
+            format!(
+                "-define({macro_name}(Kind),\n        case Kind of\n            {}\n        end).\n",
+                clauses.join(";\n            ")
+            )
+        };
+        for (table, kinds) in [
+            ("LAYOUT", Kind::ALL.to_vec()),
+            ("ELIXIR", Kind::ALL.into_iter().filter(named).collect()),
+        ] {
+            let clauses = kinds
+                .iter()
+                .map(|kind| format!("{} -> ?{}_{table}", kind.name(), kind.name().to_uppercase()))
+                .collect();
+            text += &by_kind(table, clauses);
+        }
+        text += "%% The flags of no option: padding, where the kind takes it.\n";
+        let unset = Kind::ALL
+            .iter()
+            .map(|&kind| {
+                let padding = LAYOUT
+                    .iter()
+                    .any(|&(of, key, _)| of == kind && key == "padding");
+                format!("{} -> {}", kind.name(), if padding { PADDING } else { 0 })
+            })
+            .collect();
+        text += &by_kind("UNSET", unset);
         text
     }
 
