@@ -44,10 +44,16 @@ pub(crate) fn encode<'a>(
     }
 }
 
+entry!(encode, DEFAULT_FLAGS);
+
 /// The one-shot calls whose job is made from the input and the flags alone:
-/// each is `run` of that job, so the shape is written once.
+/// each is `run` of that job, so the shape is written once, with its entry
+/// points (`name/1` where the call has default flags, `= DEFAULT`).
 macro_rules! one_shot {
-    ($($(#[$attr:meta])* $name:ident($input:ident, $flags:ident) => $job:expr;)*) => {$(
+    ($(
+        $(#[$attr:meta])*
+        $name:ident($input:ident, $flags:ident $(= $default:expr)?) => $job:expr;
+    )*) => {$(
         $(#[$attr])*
         pub(crate) fn $name<'a>(
             env: Env<'a>,
@@ -57,35 +63,41 @@ macro_rules! one_shot {
         ) -> NifResult<Term<'a>> {
             run(env, $job, term, $input)
         }
+        entry!($name $(, $default)?);
     )*};
 }
 
 one_shot! {
     /// Decodes a binary: the data, or `{error, Reason, Byte}`.
     #[inline(always)]
-    decode(input, flags) => DecodeJob::new(input, decode_options(flags, Kind::Decode)?);
+    decode(input, flags = DEFAULT_FLAGS) =>
+        DecodeJob::new(input, decode_options(flags, Kind::Decode)?);
 
     /// OTP's `mime_decode`: every byte outside the alphabet skipped.
-    mime_decode(input, flags) => MimeJob::new(input, decode_options(flags, Kind::Mime)?);
+    mime_decode(input, flags = DEFAULT_FLAGS) =>
+        MimeJob::new(input, decode_options(flags, Kind::Mime)?);
 
     /// Whether `decode` with these flags would accept the binary, decoding
     /// into scratch only: `true` or `false`. Inlined into its entry points,
     /// as `decode` is: out of line, a 4 KiB validation measured slower
     /// (`bench/README.md`, "Before and after").
     #[inline(always)]
-    is_valid(input, flags) => DecodeJob::validating(input, decode_options(flags, Kind::Decode)?);
+    is_valid(input, flags = DEFAULT_FLAGS) =>
+        DecodeJob::validating(input, decode_options(flags, Kind::Decode)?);
 
     /// Base16: a binary as hex digits of the flags' case.
     #[inline(always)]
-    hex_encode(input, flags) => HexEncodeJob::new(options(HexEncodeOptions::from_flags(flags))?);
+    hex_encode(input, flags = HEX_ENCODE_DEFAULT_FLAGS) =>
+        HexEncodeJob::new(options(HexEncodeOptions::from_flags(flags))?);
 
     /// Base16 decode: the data, or `{error, Reason, Byte}`.
     #[inline(always)]
-    hex_decode(input, flags) => HexDecodeJob::new(options(HexDecodeOptions::from_flags(flags))?);
+    hex_decode(input, flags = HEX_DECODE_DEFAULT_FLAGS) =>
+        HexDecodeJob::new(options(HexDecodeOptions::from_flags(flags))?);
 
     /// Whether `hex_decode` would accept the binary: writes nothing.
     #[inline(always)]
-    hex_is_valid(input, flags) =>
+    hex_is_valid(input, flags = HEX_DECODE_DEFAULT_FLAGS) =>
         HexDecodeJob::validating(options(HexDecodeOptions::from_flags(flags))?);
 
     /// Base32, either alphabet, either case, padded or not.
@@ -125,24 +137,6 @@ macro_rules! data_or_verdict {
 }
 
 data_or_verdict!(DecodeJob, HexDecodeJob, Base32DecodeJob);
-
-entry!("encode", encode, 1, DEFAULT_FLAGS);
-entry!("encode", encode, 2);
-entry!("decode", decode, 1, DEFAULT_FLAGS);
-entry!("decode", decode, 2);
-entry!("mime_decode", mime_decode, 1, DEFAULT_FLAGS);
-entry!("mime_decode", mime_decode, 2);
-entry!("is_valid", is_valid, 1, DEFAULT_FLAGS);
-entry!("is_valid", is_valid, 2);
-entry!("hex_encode", hex_encode, 1, HEX_ENCODE_DEFAULT_FLAGS);
-entry!("hex_encode", hex_encode, 2);
-entry!("hex_decode", hex_decode, 1, HEX_DECODE_DEFAULT_FLAGS);
-entry!("hex_decode", hex_decode, 2);
-entry!("hex_is_valid", hex_is_valid, 1, HEX_DECODE_DEFAULT_FLAGS);
-entry!("hex_is_valid", hex_is_valid, 2);
-entry!("base32_encode", base32_encode, 2);
-entry!("base32_decode", base32_decode, 2);
-entry!("base32_is_valid", base32_is_valid, 2);
 
 weighed!(Kind::HexEncode, job: |_| HexEncodeJob::new(HexEncodeOptions::DEFAULT));
 weighed!(Kind::HexDecode, text_of: Kind::HexEncode, job: |_| {

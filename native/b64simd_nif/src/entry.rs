@@ -6,25 +6,25 @@
 //! public record of one function that `rustler::init!` reads from the
 //! `inventory` registry, as `#[nif]`'s are; what a call returns or raises is
 //! made here from rustler's public `Error` and erl_nif's own calls. The
-//! calls register their entry points beside themselves (`calls.rs`).
+//! calls register their entry points beside themselves (`calls.rs`), each
+//! named as its Rust function.
 
 use rustler::types::atom::{self, Atom};
 use rustler::{Encoder, Env, Error, Term};
 
-/// Registers `NAME/ARITY`, a call of `function(env, input_term, input,
-/// flags)` on a binary: of arity 1 with the constant `flags`, folded through
-/// the function so that neither reading nor checking them is left; of arity
-/// 2 with the flags its second argument is, an unsigned 64-bit integer.
+/// Registers `function/2`, a call of `function(env, input_term, input,
+/// flags)` with the flags its second argument is (an unsigned 64-bit
+/// integer), and with `default` flags `function/1`, where they are a
+/// constant folded through the function, so that neither reading nor
+/// checking them is left.
 macro_rules! entry {
-    ($erl_name:literal, $function:ident, 1, $flags:expr) => {
-        $crate::entry::entry!(@nif $erl_name, 1, $function, |_, _| Some($flags));
+    ($function:ident $(, $default:expr)?) => {
+        $crate::entry::entry!(@nif $function, 2, $crate::entry::flags_argument);
+        $($crate::entry::entry!(@nif $function, 1, |_, _| Some($default));)?
     };
-    ($erl_name:literal, $function:ident, 2) => {
-        $crate::entry::entry!(@nif $erl_name, 2, $function, $crate::entry::flags_argument);
-    };
-    (@nif $erl_name:literal, $arity:literal, $function:ident, $flags:expr) => {
+    (@nif $function:ident, $arity:literal, $flags:expr) => {
         inventory::submit!(rustler::Nif {
-            name: concat!($erl_name, "\0").as_ptr().cast::<std::ffi::c_char>(),
+            name: concat!(stringify!($function), "\0").as_ptr().cast::<std::ffi::c_char>(),
             arity: $arity,
             flags: 0,
             raw_func: {
