@@ -1,31 +1,24 @@
 //! The entry points of the hot calls (`encode`, `decode`, `mime_decode`,
-//! `is_valid`, each of arity 1 and 2, and those of Base16 and Base32),
-//! registered without rustler's `#[nif]` wrapper, which collects the
-//! arguments into a heap-allocated `Vec` on every call, a cost as large as
-//! encoding a short input (`bench/README.md`). Each is a `rustler::Nif`, the
-//! public record of one function that `rustler::init!` reads from the
+//! `is_valid`, each of arity 1 and 2, those of Base16 and Base32, and the
+//! streams'), registered without rustler's `#[nif]` wrapper, which collects
+//! the arguments into a heap-allocated `Vec` on every call, a cost as large
+//! as encoding a short input (`bench/README.md`). Each is a `rustler::Nif`,
+//! the public record of one function that `rustler::init!` reads from the
 //! `inventory` registry, as `#[nif]`'s are; what a call returns or raises is
 //! made here from rustler's public `Error` and erl_nif's own calls. The
-//! calls register their entry points beside themselves (`calls.rs`), each
-//! named as its Rust function.
+//! calls register their entry points beside themselves (`calls.rs`,
+//! `stream.rs`), each named as its Rust function.
 
 use rustler::types::atom::{self, Atom};
-use rustler::{Encoder, Env, Error, Term};
+use rustler::{Encoder, Env, Error, NifResult, Term};
 
-/// Registers `function/2`, a call of `function(env, input_term, input,
-/// flags)` with the flags its second argument is (an unsigned 64-bit
-/// integer), and with `default` flags `function/1`, where they are a
-/// constant folded through the function, so that neither reading nor
-/// checking them is left.
-macro_rules! entry {
-    ($function:ident $(, $default:expr)?) => {
-        $crate::entry::entry!(@nif $function, 2, $crate::entry::flags_argument);
-        $($crate::entry::entry!(@nif $function, 1, |_, _| Some($default));)?
-    };
-    (@nif $function:ident, $arity:literal, $flags:expr) => {
+/// Registers `function/N`, N the number of `args`: the call's environment
+/// as `env` and its arguments as terms, `body` its result (`guarded`).
+macro_rules! nif {
+    ($function:ident, |$env:ident, [$($arg:ident),+]| $body:expr) => {
         inventory::submit!(rustler::Nif {
             name: concat!(stringify!($function), "\0").as_ptr().cast::<std::ffi::c_char>(),
-            arity: $arity,
+            arity: [$(stringify!($arg)),+].len() as u32,
             flags: 0,
             raw_func: {
                 unsafe extern "C" fn raw(
@@ -33,50 +26,87 @@ macro_rules! entry {
                     argc: std::ffi::c_int,
                     argv: *const rustler::sys::ERL_NIF_TERM,
                 ) -> rustler::sys::ERL_NIF_TERM {
+                    const ARITY: usize = [$(stringify!($arg)),+].len();
                     // SAFETY, for the calls below: the VM calls this with the
                     // call's environment and `argc` terms at `argv`, all valid
                     // until it returns; `argc` is checked before `argv` is read.
                     let lifetime = ();
-                    let env = rustler::Env::new(&lifetime, nif_env);
-                    if argc != $arity {
+                    let $env = rustler::Env::new(&lifetime, nif_env);
+                    if usize::try_from(argc) != Ok(ARITY) {
                         return rustler::sys::enif_make_badarg(nif_env);
                     }
-                    let args = std::slice::from_raw_parts(argv, $arity);
-                    let (Some(input), Some(flags)) =
-                        ($crate::entry::inspect_binary(env, args[0]), ($flags)(nif_env, args))
-                    else {
-                        return rustler::sys::enif_make_badarg(nif_env);
-                    };
-                    let input_term = rustler::Term::new(env, args[0]);
-                    // The term comes back through `term` and an error
-                    // through `error`, not inside the closure's Result,
-                    // which the compiler built with byte-sized stores and
-                    // read back whole (a stalled store forwarding).
-                    let mut term = args[0]; // overwritten on success
-                    let mut error = None;
-                    let result =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match $function(
-                            env, input_term, input, flags,
-                        ) {
-                            Ok(made) => term = made.as_c_arg(),
-                            Err(failed) => error = Some(failed),
-                        }));
-                    match (result, error) {
-                        (Ok(()), None) => term,
-                        (Ok(()), Some(error)) => $crate::entry::failure(env, error),
-                        // As rustler's own functions: a panic raises `nif_panicked`.
-                        (Err(_), _) => rustler::sys::enif_raise_exception(
-                            nif_env,
-                            rustler::types::atom::nif_panicked().as_c_arg(),
-                        ),
-                    }
+                    let [$($arg),+]: [rustler::Term; ARITY] =
+                        std::array::from_fn(|i| rustler::Term::new($env, *argv.add(i)));
+                    $crate::entry::guarded($env, rustler::Term::new($env, *argv), || $body)
                 }
                 raw
             },
         });
     };
 }
+pub(crate) use nif;
+
+/// Registers `function/2`, a call of `function(env, input_term, input,
+/// flags)` on a binary with the flags its second argument is (an unsigned
+/// 64-bit integer), and with `default` flags `function/1`, where they are
+/// a constant folded through the function, so that neither reading nor
+/// checking them is left.
+macro_rules! entry {
+    ($function:ident $(, $default:expr)?) => {
+        $crate::entry::nif!($function, |env, [input, flags]| {
+            $crate::entry::on_binary(env, input, $crate::entry::u64_of(flags), $function)
+        });
+        $($crate::entry::nif!($function, |env, [input]| {
+            $crate::entry::on_binary(env, input, Some($default), $function)
+        });)?
+    };
+}
 pub(crate) use entry;
+
+/// `function(env, input, bytes, flags)` for a binary `input`, else `badarg`.
+#[inline(always)]
+pub(crate) fn on_binary<'a>(
+    env: Env<'a>,
+    input: Term<'a>,
+    flags: Option<u64>,
+    function: impl FnOnce(Env<'a>, Term<'a>, &'a [u8], u64) -> NifResult<Term<'a>>,
+) -> NifResult<Term<'a>> {
+    match (binary_of(input), flags) {
+        (Some(bytes), Some(flags)) => function(env, input, bytes, flags),
+        _ => Err(Error::BadArg),
+    }
+}
+
+/// What `call` makes, run as rustler runs a function: its term, the
+/// exception its `Error` stands for, or `nif_panicked` if it panicked.
+///
+/// # Safety
+/// `env` is the running NIF call's environment and `placeholder` a term
+/// of it (returned only if nothing else is).
+#[inline(always)]
+pub(crate) unsafe fn guarded<'a>(
+    env: Env<'a>,
+    placeholder: Term<'a>,
+    call: impl FnOnce() -> NifResult<Term<'a>>,
+) -> rustler::sys::ERL_NIF_TERM {
+    // The term comes back through `term` and an error through `error`, not
+    // inside the closure's Result, which the compiler built with byte-sized
+    // stores and read back whole (a stalled store forwarding).
+    let mut term = placeholder.as_c_arg();
+    let mut error = None;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match call() {
+        Ok(made) => term = made.as_c_arg(),
+        Err(failed) => error = Some(failed),
+    }));
+    match (result, error) {
+        (Ok(()), None) => term,
+        (Ok(()), Some(error)) => failure(env, error),
+        // As rustler's own functions: a panic raises `nif_panicked`.
+        (Err(_), _) => {
+            rustler::sys::enif_raise_exception(env.as_c_arg(), atom::nif_panicked().as_c_arg())
+        }
+    }
+}
 
 /// What a call that failed with `error` returns or raises, as rustler makes
 /// it for its own functions: `badarg`, an atom, `{error, Term}`, or an
@@ -85,7 +115,7 @@ pub(crate) use entry;
 /// # Safety
 /// `env` is the running NIF call's environment.
 #[cold]
-pub(crate) unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TERM {
+unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TERM {
     let raise = |term: Term| rustler::sys::enif_raise_exception(env.as_c_arg(), term.as_c_arg());
     let atom = |name: &str| Atom::from_str(env, name).unwrap_or_else(|_| atom::badarg());
     match error {
@@ -98,35 +128,36 @@ pub(crate) unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TE
 }
 
 /// The bytes of a binary term, read in place (`enif_inspect_binary`),
-/// borrowed for the life of `env`: a term's bytes live as long as the
-/// environment of the call that received it.
-///
-/// # Safety
-/// `term` is a term of `env`, the running NIF call's environment.
-pub(crate) unsafe fn inspect_binary<'a>(
-    env: Env<'a>,
-    term: rustler::sys::ERL_NIF_TERM,
-) -> Option<&'a [u8]> {
+/// borrowed for the life of its environment: a term's bytes live as long as
+/// the environment of the call that received it.
+#[inline(always)]
+pub(crate) fn binary_of<'a>(term: Term<'a>) -> Option<&'a [u8]> {
     let mut binary = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
-    if crate::enif::enif_inspect_binary(env.as_c_arg(), term, binary.as_mut_ptr()) == 0 {
-        return None;
+    // SAFETY: a `Term<'a>` is a term of its environment, valid for 'a;
+    // erl_nif initialises `binary` when it returns non-zero.
+    unsafe {
+        let env = term.get_env().as_c_arg();
+        if crate::enif::enif_inspect_binary(env, term.as_c_arg(), binary.as_mut_ptr()) == 0 {
+            return None;
+        }
+        let binary = binary.assume_init();
+        if binary.size == 0 {
+            return Some(&[]);
+        }
+        // SAFETY: an inspected binary's `size` bytes at `data` stay valid
+        // and unchanged while the environment lives.
+        Some(std::slice::from_raw_parts(binary.data, binary.size))
     }
-    let binary = binary.assume_init();
-    if binary.size == 0 {
-        return Some(&[]);
-    }
-    Some(std::slice::from_raw_parts(binary.data, binary.size))
 }
 
-/// NAME/2's option flags: its second argument, an unsigned 64-bit integer.
-///
-/// # Safety
-/// As `inspect_binary`, for every term of `args`.
+/// An unsigned 64-bit integer term's value (`enif_get_uint64`).
 #[inline(always)]
-pub(crate) unsafe fn flags_argument(
-    env: *mut rustler::sys::ErlNifEnv,
-    args: &[rustler::sys::ERL_NIF_TERM],
-) -> Option<u64> {
-    let mut flags: u64 = 0;
-    (crate::enif::enif_get_uint64(env, args[1], &mut flags) != 0).then_some(flags)
+pub(crate) fn u64_of(term: Term) -> Option<u64> {
+    let mut value: u64 = 0;
+    // SAFETY: a `Term` is a term of its environment; erl_nif writes `value`
+    // only, and only when it returns non-zero.
+    let got = unsafe {
+        crate::enif::enif_get_uint64(term.get_env().as_c_arg(), term.as_c_arg(), &mut value)
+    };
+    (got != 0).then_some(value)
 }

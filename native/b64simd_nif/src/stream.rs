@@ -3,22 +3,24 @@
 //! stream) or the bytes the last call wrote; the core reads and writes
 //! them, Erlang only passes them along.
 
+use crate::entry::{binary_of, nif, u64_of};
 use crate::run::{run, NifJob, Written};
 use crate::term::{error_term, new_binary, system_limit};
 use b64simd_core::error::DecodeError;
 use b64simd_core::stream::decode::{Carry, DecodeEnd, DecodePiece};
 use b64simd_core::stream::encode::{EncodePiece, EncodeStream};
-use rustler::{Binary, Encoder, Env, Error, NifResult, Term};
+use rustler::{Encoder, Env, Error, NifResult, Term};
 
 /// A stream's state term: flags, or state bytes.
-fn state_of<'a, S>(
-    term: Term<'a>,
+#[inline(always)]
+fn state_of<S>(
+    term: Term,
     new: impl FnOnce(u64) -> Option<S>,
     read: impl FnOnce(&[u8]) -> Option<S>,
 ) -> NifResult<S> {
-    let state = match term.decode::<u64>() {
-        Ok(flags) => new(flags),
-        Err(_) => read(term.decode::<Binary>()?.as_slice()),
+    let state = match u64_of(term) {
+        Some(flags) => new(flags),
+        None => read(binary_of(term).ok_or(Error::BadArg)?),
     };
     state.ok_or(Error::BadArg)
 }
@@ -38,20 +40,27 @@ impl NifJob for EncodePiece {
 
 /// The Base64 of the whole groups of the carry and `piece`, and the
 /// stream's next state: `{Base64, State}`, or `{continue, Job}`.
-#[rustler::nif]
-fn encode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Binary<'a>) -> NifResult<Term<'a>> {
+fn encode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Term<'a>) -> NifResult<Term<'a>> {
     let stream = state_of(state, EncodeStream::new, EncodeStream::from_state)?;
-    let job = stream.piece(&piece).ok_or_else(system_limit)?;
-    run(env, job, piece.to_term(env), &piece)
+    let bytes = binary_of(piece).ok_or(Error::BadArg)?;
+    let job = stream.piece(bytes).ok_or_else(system_limit)?;
+    run(env, job, piece, bytes)
 }
 
+nif!(encode_stream, |env, [state, piece]| encode_stream(
+    env, state, piece
+));
+
 /// The end of an encoding stream: the Base64 of what it carries.
-#[rustler::nif]
 fn encode_stream_end<'a>(env: Env<'a>, state: Term<'a>) -> NifResult<Term<'a>> {
     let stream = state_of(state, EncodeStream::new, EncodeStream::from_state)?;
     let nothing = new_binary(env, 0).0;
     run(env, stream.end(), nothing, &[])
 }
+
+nif!(encode_stream_end, |env, [state]| encode_stream_end(
+    env, state
+));
 
 /// `{Data, State}`; an error is the stream's, at its stream offset, with
 /// the byte there.
@@ -75,18 +84,24 @@ impl NifJob for DecodeEnd {
 
 /// The data of the whole quanta of the carry and `piece`, and the stream's
 /// next state: `{Data, State}`, `{error, Reason, Byte}`, or `{continue, Job}`.
-#[rustler::nif]
-fn decode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Binary<'a>) -> NifResult<Term<'a>> {
+fn decode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Term<'a>) -> NifResult<Term<'a>> {
     let carry = state_of(state, Carry::new, Carry::from_binary)?;
-    let job = DecodePiece::new(&carry, &piece);
-    run(env, job, piece.to_term(env), &piece)
+    let bytes = binary_of(piece).ok_or(Error::BadArg)?;
+    run(env, DecodePiece::new(&carry, bytes), piece, bytes)
 }
+
+nif!(decode_stream, |env, [state, piece]| decode_stream(
+    env, state, piece
+));
 
 /// The end of a decoding stream: the data of what it carries, or
 /// `{error, Reason, Byte}`.
-#[rustler::nif]
 fn decode_stream_end<'a>(env: Env<'a>, state: Term<'a>) -> NifResult<Term<'a>> {
     let carry = state_of(state, Carry::new, Carry::from_binary)?;
     let nothing = new_binary(env, 0).0;
     run(env, DecodeEnd::new(&carry), nothing, &[])
 }
+
+nif!(decode_stream_end, |env, [state]| decode_stream_end(
+    env, state
+));
