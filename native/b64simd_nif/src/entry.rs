@@ -12,13 +12,16 @@
 use rustler::types::atom::{self, Atom};
 use rustler::{Encoder, Env, Error, NifResult, Term};
 
-/// Registers `function/N`, N the number of `args`: the call's environment
-/// as `env` and its arguments as terms, `body` its result (`guarded`).
+/// Registers `function/N`, N the number of `args`: `body` makes its
+/// result from the call's environment, `env`, and its arguments, `args`,
+/// raw terms valid for the call, of which there are N.
 macro_rules! nif {
-    ($function:ident, |$env:ident, [$($arg:ident),+]| $body:expr) => {
+    ($function:ident, $arity:literal, |$env:ident, $args:ident| $body:expr) => {
         inventory::submit!(rustler::Nif {
-            name: concat!(stringify!($function), "\0").as_ptr().cast::<std::ffi::c_char>(),
-            arity: [$(stringify!($arg)),+].len() as u32,
+            name: concat!(stringify!($function), "\0")
+                .as_ptr()
+                .cast::<std::ffi::c_char>(),
+            arity: $arity,
             flags: 0,
             raw_func: {
                 unsafe extern "C" fn raw(
@@ -26,18 +29,16 @@ macro_rules! nif {
                     argc: std::ffi::c_int,
                     argv: *const rustler::sys::ERL_NIF_TERM,
                 ) -> rustler::sys::ERL_NIF_TERM {
-                    const ARITY: usize = [$(stringify!($arg)),+].len();
                     // SAFETY, for the calls below: the VM calls this with the
                     // call's environment and `argc` terms at `argv`, all valid
                     // until it returns; `argc` is checked before `argv` is read.
                     let lifetime = ();
                     let $env = rustler::Env::new(&lifetime, nif_env);
-                    if usize::try_from(argc) != Ok(ARITY) {
+                    if argc != $arity {
                         return rustler::sys::enif_make_badarg(nif_env);
                     }
-                    let [$($arg),+]: [rustler::Term; ARITY] =
-                        std::array::from_fn(|i| rustler::Term::new($env, *argv.add(i)));
-                    $crate::entry::guarded($env, rustler::Term::new($env, *argv), || $body)
+                    let $args = std::slice::from_raw_parts(argv, $arity);
+                    $body
                 }
                 raw
             },
@@ -50,49 +51,57 @@ pub(crate) use nif;
 /// flags)` on a binary with the flags its second argument is (an unsigned
 /// 64-bit integer), and with `default` flags `function/1`, where they are
 /// a constant folded through the function, so that neither reading nor
-/// checking them is left.
+/// checking them is left. A bad argument raises `badarg` before anything
+/// else is made.
 macro_rules! entry {
     ($function:ident $(, $default:expr)?) => {
-        $crate::entry::nif!($function, |env, [input, flags]| {
-            $crate::entry::on_binary(env, input, $crate::entry::u64_of(flags), $function)
+        $crate::entry::entry!(@nif $function, 2, $crate::entry::flags_argument);
+        $($crate::entry::entry!(@nif $function, 1, |_, _| Some($default));)?
+    };
+    (@nif $function:ident, $arity:literal, $flags:expr) => {
+        $crate::entry::nif!($function, $arity, |env, args| {
+            let (Some(input), Some(flags)) =
+                ($crate::entry::inspect_binary(env, args[0]), ($flags)(env, args))
+            else {
+                return rustler::sys::enif_make_badarg(env.as_c_arg());
+            };
+            let input_term = rustler::Term::new(env, args[0]);
+            $crate::entry::guarded(env, args[0], || $function(env, input_term, input, flags))
         });
-        $($crate::entry::nif!($function, |env, [input]| {
-            $crate::entry::on_binary(env, input, Some($default), $function)
-        });)?
     };
 }
 pub(crate) use entry;
 
-/// `function(env, input, bytes, flags)` for a binary `input`, else `badarg`.
+/// `function(env, args)`, the arguments as terms (`guarded`).
+///
+/// # Safety
+/// `args` are the `N` terms of `env`, the running NIF call's environment.
 #[inline(always)]
-pub(crate) fn on_binary<'a>(
+pub(crate) unsafe fn on_terms<'a, const N: usize>(
     env: Env<'a>,
-    input: Term<'a>,
-    flags: Option<u64>,
-    function: impl FnOnce(Env<'a>, Term<'a>, &'a [u8], u64) -> NifResult<Term<'a>>,
-) -> NifResult<Term<'a>> {
-    match (binary_of(input), flags) {
-        (Some(bytes), Some(flags)) => function(env, input, bytes, flags),
-        _ => Err(Error::BadArg),
-    }
+    args: &[rustler::sys::ERL_NIF_TERM],
+    function: impl FnOnce(Env<'a>, [Term<'a>; N]) -> NifResult<Term<'a>>,
+) -> rustler::sys::ERL_NIF_TERM {
+    let terms = std::array::from_fn(|i| Term::new(env, args[i]));
+    guarded(env, args[0], || function(env, terms))
 }
 
 /// What `call` makes, run as rustler runs a function: its term, the
 /// exception its `Error` stands for, or `nif_panicked` if it panicked.
 ///
 /// # Safety
-/// `env` is the running NIF call's environment and `placeholder` a term
-/// of it (returned only if nothing else is).
+/// `env` is the running NIF call's environment and `placeholder` a term of
+/// it (what `term` holds until the call has made its own).
 #[inline(always)]
 pub(crate) unsafe fn guarded<'a>(
     env: Env<'a>,
-    placeholder: Term<'a>,
+    placeholder: rustler::sys::ERL_NIF_TERM,
     call: impl FnOnce() -> NifResult<Term<'a>>,
 ) -> rustler::sys::ERL_NIF_TERM {
     // The term comes back through `term` and an error through `error`, not
     // inside the closure's Result, which the compiler built with byte-sized
     // stores and read back whole (a stalled store forwarding).
-    let mut term = placeholder.as_c_arg();
+    let mut term = placeholder; // overwritten on success
     let mut error = None;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match call() {
         Ok(made) => term = made.as_c_arg(),
@@ -128,26 +137,32 @@ unsafe fn failure(env: Env, error: Error) -> rustler::sys::ERL_NIF_TERM {
 }
 
 /// The bytes of a binary term, read in place (`enif_inspect_binary`),
-/// borrowed for the life of its environment: a term's bytes live as long as
-/// the environment of the call that received it.
+/// borrowed for the life of `env`: a term's bytes live as long as the
+/// environment of the call that received it.
+///
+/// # Safety
+/// `term` is a term of `env`, the running NIF call's environment.
+#[inline(always)]
+pub(crate) unsafe fn inspect_binary<'a>(
+    env: Env<'a>,
+    term: rustler::sys::ERL_NIF_TERM,
+) -> Option<&'a [u8]> {
+    let mut binary = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
+    if crate::enif::enif_inspect_binary(env.as_c_arg(), term, binary.as_mut_ptr()) == 0 {
+        return None;
+    }
+    let binary = binary.assume_init();
+    if binary.size == 0 {
+        return Some(&[]);
+    }
+    Some(std::slice::from_raw_parts(binary.data, binary.size))
+}
+
+/// The bytes of a binary term (`inspect_binary`).
 #[inline(always)]
 pub(crate) fn binary_of<'a>(term: Term<'a>) -> Option<&'a [u8]> {
-    let mut binary = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
-    // SAFETY: a `Term<'a>` is a term of its environment, valid for 'a;
-    // erl_nif initialises `binary` when it returns non-zero.
-    unsafe {
-        let env = term.get_env().as_c_arg();
-        if crate::enif::enif_inspect_binary(env, term.as_c_arg(), binary.as_mut_ptr()) == 0 {
-            return None;
-        }
-        let binary = binary.assume_init();
-        if binary.size == 0 {
-            return Some(&[]);
-        }
-        // SAFETY: an inspected binary's `size` bytes at `data` stay valid
-        // and unchanged while the environment lives.
-        Some(std::slice::from_raw_parts(binary.data, binary.size))
-    }
+    // SAFETY: a `Term<'a>` is a term of its environment, valid for 'a.
+    unsafe { inspect_binary(term.get_env(), term.as_c_arg()) }
 }
 
 /// An unsigned 64-bit integer term's value (`enif_get_uint64`).
@@ -160,4 +175,14 @@ pub(crate) fn u64_of(term: Term) -> Option<u64> {
         crate::enif::enif_get_uint64(term.get_env().as_c_arg(), term.as_c_arg(), &mut value)
     };
     (got != 0).then_some(value)
+}
+
+/// NAME/2's option flags: its second argument, an unsigned 64-bit integer.
+///
+/// # Safety
+/// `args` are terms of `env`, the running NIF call's environment.
+#[inline(always)]
+pub(crate) unsafe fn flags_argument(env: Env, args: &[rustler::sys::ERL_NIF_TERM]) -> Option<u64> {
+    let mut flags: u64 = 0;
+    (crate::enif::enif_get_uint64(env.as_c_arg(), args[1], &mut flags) != 0).then_some(flags)
 }

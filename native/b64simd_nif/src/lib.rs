@@ -4,7 +4,7 @@
 //!
 //! - `calls`: the one-shot calls, each with its entry points (made as
 //!   `entry` says) and, beside Base64's, its weighing (`calibrate`);
-//!   `stream`: the streams' calls;
+//!   `stream`: the streams' calls, with theirs;
 //! - `run`: a job run within one call or a slice at a time;
 //! - `term`: binaries, errors, options; `atoms`: the atoms they use;
 //!   `enif`: the erl_nif calls of short calls, linked directly;

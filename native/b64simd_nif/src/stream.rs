@@ -3,7 +3,7 @@
 //! stream) or the bytes the last call wrote; the core reads and writes
 //! them, Erlang only passes them along.
 
-use crate::entry::{binary_of, nif, u64_of};
+use crate::entry::{binary_of, nif, on_terms, u64_of};
 use crate::run::{run, NifJob, Written};
 use crate::term::{error_term, new_binary, system_limit};
 use b64simd_core::error::DecodeError;
@@ -40,26 +40,30 @@ impl NifJob for EncodePiece {
 
 /// The Base64 of the whole groups of the carry and `piece`, and the
 /// stream's next state: `{Base64, State}`, or `{continue, Job}`.
-fn encode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Term<'a>) -> NifResult<Term<'a>> {
+fn encode_stream<'a>(env: Env<'a>, [state, piece]: [Term<'a>; 2]) -> NifResult<Term<'a>> {
     let stream = state_of(state, EncodeStream::new, EncodeStream::from_state)?;
     let bytes = binary_of(piece).ok_or(Error::BadArg)?;
     let job = stream.piece(bytes).ok_or_else(system_limit)?;
     run(env, job, piece, bytes)
 }
 
-nif!(encode_stream, |env, [state, piece]| encode_stream(
-    env, state, piece
+nif!(encode_stream, 2, |env, args| on_terms(
+    env,
+    args,
+    encode_stream
 ));
 
 /// The end of an encoding stream: the Base64 of what it carries.
-fn encode_stream_end<'a>(env: Env<'a>, state: Term<'a>) -> NifResult<Term<'a>> {
+fn encode_stream_end<'a>(env: Env<'a>, [state]: [Term<'a>; 1]) -> NifResult<Term<'a>> {
     let stream = state_of(state, EncodeStream::new, EncodeStream::from_state)?;
     let nothing = new_binary(env, 0).0;
     run(env, stream.end(), nothing, &[])
 }
 
-nif!(encode_stream_end, |env, [state]| encode_stream_end(
-    env, state
+nif!(encode_stream_end, 1, |env, args| on_terms(
+    env,
+    args,
+    encode_stream_end
 ));
 
 /// `{Data, State}`; an error is the stream's, at its stream offset, with
@@ -84,24 +88,28 @@ impl NifJob for DecodeEnd {
 
 /// The data of the whole quanta of the carry and `piece`, and the stream's
 /// next state: `{Data, State}`, `{error, Reason, Byte}`, or `{continue, Job}`.
-fn decode_stream<'a>(env: Env<'a>, state: Term<'a>, piece: Term<'a>) -> NifResult<Term<'a>> {
+fn decode_stream<'a>(env: Env<'a>, [state, piece]: [Term<'a>; 2]) -> NifResult<Term<'a>> {
     let carry = state_of(state, Carry::new, Carry::from_binary)?;
     let bytes = binary_of(piece).ok_or(Error::BadArg)?;
     run(env, DecodePiece::new(&carry, bytes), piece, bytes)
 }
 
-nif!(decode_stream, |env, [state, piece]| decode_stream(
-    env, state, piece
+nif!(decode_stream, 2, |env, args| on_terms(
+    env,
+    args,
+    decode_stream
 ));
 
 /// The end of a decoding stream: the data of what it carries, or
 /// `{error, Reason, Byte}`.
-fn decode_stream_end<'a>(env: Env<'a>, state: Term<'a>) -> NifResult<Term<'a>> {
+fn decode_stream_end<'a>(env: Env<'a>, [state]: [Term<'a>; 1]) -> NifResult<Term<'a>> {
     let carry = state_of(state, Carry::new, Carry::from_binary)?;
     let nothing = new_binary(env, 0).0;
     run(env, DecodeEnd::new(&carry), nothing, &[])
 }
 
-nif!(decode_stream_end, |env, [state]| decode_stream_end(
-    env, state
+nif!(decode_stream_end, 1, |env, args| on_terms(
+    env,
+    args,
+    decode_stream_end
 ));
