@@ -51,7 +51,8 @@ pub enum Work {
     Decode,
 }
 
-// A const, not a static, as an array of atomics is filled before Rust 1.79.
+// A const, not a static: repeating a const is how an array of atomics is
+// filled without the inline `const {}` of Rust 1.79 (this crate takes 1.78).
 #[allow(clippy::declare_interior_mutable_const)]
 const UNCALIBRATED: AtomicUsize = AtomicUsize::new(0);
 
@@ -69,7 +70,8 @@ const ROUGH_WEIGHT: usize = 32;
 /// Base64 kernel.
 pub const MAX_WEIGHT: usize = 64;
 
-/// What one input byte of a call of `kind` costs, in bytes of Base64 work.
+/// What one input byte of a call of `kind`, a kind beside Base64's, costs
+/// in bytes of Base64 work (Base64's own jobs weigh themselves).
 #[inline]
 pub fn weight(kind: Kind) -> usize {
     calibrated_weight(kind).unwrap_or(ROUGH_WEIGHT)

@@ -72,7 +72,8 @@ pub struct DecodeOptions {
     pub canonical: bool,
 }
 
-/// The kinds of call, each with the options it takes.
+/// The kinds of call, each with the options it takes. A new kind goes
+/// last, and into `Kind::ALL`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Encode,
@@ -636,13 +637,15 @@ mod tests {
         }
     }
 
-    /// A table indexed by kind (`budget`'s weights) has a place for each;
-    /// every kind with options is in `ALL` (`erlang_layout_is_current`).
+    /// A table indexed by kind (`budget`'s weights) has a place for each:
+    /// `ALL` holds every kind at its index, the last one included (a new
+    /// kind goes last, and this test names it).
     #[test]
     fn each_kind_is_at_its_index() {
         for (i, kind) in Kind::ALL.into_iter().enumerate() {
             assert_eq!(kind as usize, i, "{kind:?}");
         }
+        assert_eq!(Kind::COUNT, Kind::Base32Decode as usize + 1);
     }
 
     #[test]

@@ -278,12 +278,17 @@ fn calibrate_weights(plain: &[u8], encoded: &[u8]) {
                 texts.push((weighing.kind, output));
             }
             Some(encoder) => {
-                let Some((_, text)) = texts.iter().find(|(kind, _)| *kind == encoder) else {
-                    continue; // no such encoder registered: the rough weight stays
+                // No such encoder, or too short a text: the rough weight stays.
+                let Some(sample) = texts
+                    .iter()
+                    .find(|(kind, _)| *kind == encoder)
+                    .and_then(|(_, text)| text.get(..WEIGHT_SAMPLE))
+                else {
+                    continue;
                 };
                 budget::calibrate_weight(
                     weighing.kind,
-                    || run(&text[..WEIGHT_SAMPLE], &mut output),
+                    || run(sample, &mut output),
                     || decode(&encoded[..WEIGHT_SAMPLE], &mut base64_decoded),
                 );
             }

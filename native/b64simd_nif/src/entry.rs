@@ -12,9 +12,11 @@
 use rustler::types::atom::{self, Atom};
 use rustler::{Encoder, Env, Error, NifResult, Term};
 
-/// Registers `function/N`, N the number of `args`: `body` makes its
-/// result from the call's environment, `env`, and its arguments, `args`,
-/// raw terms valid for the call, of which there are N.
+/// Registers `function/N`: `body` makes its result from the call's
+/// environment, `env`, and its arguments, `args`, an array of its N raw
+/// terms (so that a body reading another number of them does not compile).
+/// `body` is an unsafe context, as the function is: each unsafe call in it
+/// says why it holds.
 macro_rules! nif {
     ($function:ident, $arity:literal, |$env:ident, $args:ident| $body:expr) => {
         inventory::submit!(rustler::Nif {
@@ -37,7 +39,7 @@ macro_rules! nif {
                     if argc != $arity {
                         return rustler::sys::enif_make_badarg(nif_env);
                     }
-                    let $args = std::slice::from_raw_parts(argv, $arity);
+                    let $args = &*argv.cast::<[rustler::sys::ERL_NIF_TERM; $arity]>();
                     $body
                 }
                 raw
@@ -60,6 +62,7 @@ macro_rules! entry {
     };
     (@nif $function:ident, $arity:literal, $flags:expr) => {
         $crate::entry::nif!($function, $arity, |env, args| {
+            // SAFETY: `args` are the call's terms, of `env` (`nif!`).
             let (Some(input), Some(flags)) =
                 ($crate::entry::inspect_binary(env, args[0]), ($flags)(env, args))
             else {
@@ -75,11 +78,11 @@ pub(crate) use entry;
 /// `function(env, args)`, the arguments as terms (`guarded`).
 ///
 /// # Safety
-/// `args` are the `N` terms of `env`, the running NIF call's environment.
+/// `args` are terms of `env`, the running NIF call's environment.
 #[inline(always)]
 pub(crate) unsafe fn on_terms<'a, const N: usize>(
     env: Env<'a>,
-    args: &[rustler::sys::ERL_NIF_TERM],
+    args: &[rustler::sys::ERL_NIF_TERM; N],
     function: impl FnOnce(Env<'a>, [Term<'a>; N]) -> NifResult<Term<'a>>,
 ) -> rustler::sys::ERL_NIF_TERM {
     let terms = std::array::from_fn(|i| Term::new(env, args[i]));
@@ -182,7 +185,10 @@ pub(crate) fn u64_of(term: Term) -> Option<u64> {
 /// # Safety
 /// `args` are terms of `env`, the running NIF call's environment.
 #[inline(always)]
-pub(crate) unsafe fn flags_argument(env: Env, args: &[rustler::sys::ERL_NIF_TERM]) -> Option<u64> {
+pub(crate) unsafe fn flags_argument(
+    env: Env,
+    args: &[rustler::sys::ERL_NIF_TERM; 2],
+) -> Option<u64> {
     let mut flags: u64 = 0;
     (crate::enif::enif_get_uint64(env.as_c_arg(), args[1], &mut flags) != 0).then_some(flags)
 }

@@ -76,9 +76,9 @@ fn set_big_call_rate(encode_ps: usize, decode_ps: usize) -> Atom {
 #[rustler::nif(schedule = "DirtyCpu")]
 fn weights(env: Env) -> NifResult<HashMap<Atom, usize>> {
     calibrate::wait();
-    LAYOUT
-        .iter()
-        .filter_map(|&(kind, _, _)| Some((kind.name(), budget::calibrated_weight(kind)?)))
+    Kind::ALL
+        .into_iter()
+        .filter_map(|kind| Some((kind.name(), budget::calibrated_weight(kind)?)))
         .map(|(name, weight)| Ok((Atom::from_str(env, name)?, weight)))
         .collect()
 }

@@ -47,11 +47,10 @@ fn encode_stream<'a>(env: Env<'a>, [state, piece]: [Term<'a>; 2]) -> NifResult<T
     run(env, job, piece, bytes)
 }
 
-nif!(encode_stream, 2, |env, args| on_terms(
-    env,
-    args,
-    encode_stream
-));
+nif!(encode_stream, 2, |env, args| {
+    // SAFETY: `args` are the call's terms, of `env` (`nif!`).
+    on_terms(env, args, encode_stream)
+});
 
 /// The end of an encoding stream: the Base64 of what it carries.
 fn encode_stream_end<'a>(env: Env<'a>, [state]: [Term<'a>; 1]) -> NifResult<Term<'a>> {
@@ -60,11 +59,10 @@ fn encode_stream_end<'a>(env: Env<'a>, [state]: [Term<'a>; 1]) -> NifResult<Term
     run(env, stream.end(), nothing, &[])
 }
 
-nif!(encode_stream_end, 1, |env, args| on_terms(
-    env,
-    args,
-    encode_stream_end
-));
+nif!(encode_stream_end, 1, |env, args| {
+    // SAFETY: `args` are the call's terms, of `env` (`nif!`).
+    on_terms(env, args, encode_stream_end)
+});
 
 /// `{Data, State}`; an error is the stream's, at its stream offset, with
 /// the byte there.
@@ -94,11 +92,10 @@ fn decode_stream<'a>(env: Env<'a>, [state, piece]: [Term<'a>; 2]) -> NifResult<T
     run(env, DecodePiece::new(&carry, bytes), piece, bytes)
 }
 
-nif!(decode_stream, 2, |env, args| on_terms(
-    env,
-    args,
-    decode_stream
-));
+nif!(decode_stream, 2, |env, args| {
+    // SAFETY: `args` are the call's terms, of `env` (`nif!`).
+    on_terms(env, args, decode_stream)
+});
 
 /// The end of a decoding stream: the data of what it carries, or
 /// `{error, Reason, Byte}`.
@@ -108,8 +105,7 @@ fn decode_stream_end<'a>(env: Env<'a>, [state]: [Term<'a>; 1]) -> NifResult<Term
     run(env, DecodeEnd::new(&carry), nothing, &[])
 }
 
-nif!(decode_stream_end, 1, |env, args| on_terms(
-    env,
-    args,
-    decode_stream_end
-));
+nif!(decode_stream_end, 1, |env, args| {
+    // SAFETY: `args` are the call's terms, of `env` (`nif!`).
+    on_terms(env, args, decode_stream_end)
+});
