@@ -16,8 +16,15 @@ use rustler::{Encoder, Env, Error, NifResult, Term};
 /// environment, `env`, and its arguments, `args`, an array of its N raw
 /// terms (so that a body reading another number of them does not compile).
 /// `body` is an unsafe context, as the function is: each unsafe call in it
-/// says why it holds.
+/// says why it holds. Without a body, `function(env, args)` takes its
+/// arguments as terms (`on_terms`).
 macro_rules! nif {
+    ($function:ident, $arity:literal) => {
+        $crate::entry::nif!($function, $arity, |env, args| {
+            // SAFETY: `args` are the call's terms, of `env` (below).
+            $crate::entry::on_terms(env, args, $function)
+        });
+    };
     ($function:ident, $arity:literal, |$env:ident, $args:ident| $body:expr) => {
         inventory::submit!(rustler::Nif {
             name: concat!(stringify!($function), "\0")
@@ -180,7 +187,7 @@ pub(crate) fn u64_of(term: Term) -> Option<u64> {
     (got != 0).then_some(value)
 }
 
-/// NAME/2's option flags: its second argument, an unsigned 64-bit integer.
+/// NAME/2's option flags: its second argument (`u64_of`).
 ///
 /// # Safety
 /// `args` are terms of `env`, the running NIF call's environment.
@@ -189,6 +196,5 @@ pub(crate) unsafe fn flags_argument(
     env: Env,
     args: &[rustler::sys::ERL_NIF_TERM; 2],
 ) -> Option<u64> {
-    let mut flags: u64 = 0;
-    (crate::enif::enif_get_uint64(env.as_c_arg(), args[1], &mut flags) != 0).then_some(flags)
+    u64_of(Term::new(env, args[1]))
 }

@@ -3,7 +3,7 @@
 //! stream) or the bytes the last call wrote; the core reads and writes
 //! them, Erlang only passes them along.
 
-use crate::entry::{binary_of, nif, on_terms, u64_of};
+use crate::entry::{binary_of, nif, u64_of};
 use crate::run::{run, NifJob, Written};
 use crate::term::{error_term, new_binary, system_limit};
 use b64simd_core::error::DecodeError;
@@ -47,10 +47,7 @@ fn encode_stream<'a>(env: Env<'a>, [state, piece]: [Term<'a>; 2]) -> NifResult<T
     run(env, job, piece, bytes)
 }
 
-nif!(encode_stream, 2, |env, args| {
-    // SAFETY: `args` are the call's terms, of `env` (`nif!`).
-    on_terms(env, args, encode_stream)
-});
+nif!(encode_stream, 2);
 
 /// The end of an encoding stream: the Base64 of what it carries.
 fn encode_stream_end<'a>(env: Env<'a>, [state]: [Term<'a>; 1]) -> NifResult<Term<'a>> {
@@ -59,10 +56,7 @@ fn encode_stream_end<'a>(env: Env<'a>, [state]: [Term<'a>; 1]) -> NifResult<Term
     run(env, stream.end(), nothing, &[])
 }
 
-nif!(encode_stream_end, 1, |env, args| {
-    // SAFETY: `args` are the call's terms, of `env` (`nif!`).
-    on_terms(env, args, encode_stream_end)
-});
+nif!(encode_stream_end, 1);
 
 /// `{Data, State}`; an error is the stream's, at its stream offset, with
 /// the byte there.
@@ -92,10 +86,7 @@ fn decode_stream<'a>(env: Env<'a>, [state, piece]: [Term<'a>; 2]) -> NifResult<T
     run(env, DecodePiece::new(&carry, bytes), piece, bytes)
 }
 
-nif!(decode_stream, 2, |env, args| {
-    // SAFETY: `args` are the call's terms, of `env` (`nif!`).
-    on_terms(env, args, decode_stream)
-});
+nif!(decode_stream, 2);
 
 /// The end of a decoding stream: the data of what it carries, or
 /// `{error, Reason, Byte}`.
@@ -105,7 +96,4 @@ fn decode_stream_end<'a>(env: Env<'a>, [state]: [Term<'a>; 1]) -> NifResult<Term
     run(env, DecodeEnd::new(&carry), nothing, &[])
 }
 
-nif!(decode_stream_end, 1, |env, args| {
-    // SAFETY: `args` are the call's terms, of `env` (`nif!`).
-    on_terms(env, args, decode_stream_end)
-});
+nif!(decode_stream_end, 1);
