@@ -185,90 +185,31 @@ pub type OptionBits = (Kind, &'static str, &'static [(&'static str, u64)]);
 
 /// Each kind of call, each option it takes as flag bits, and each value's
 /// bits. The line length is not a flag: it is the integer above bit 8.
+// A row a line: each is one option of one kind.
+#[rustfmt::skip]
 pub const LAYOUT: [OptionBits; 17] = [
     (Kind::Encode, "mode", &[("standard", 0), ("urlsafe", 1)]),
     (Kind::Encode, "padding", &[("true", PADDING), ("false", 0)]),
-    (
-        Kind::Encode,
-        "line_break",
-        &[("crlf", 0), ("lf", LINE_FEED)],
-    ),
-    (
-        Kind::Decode,
-        "mode",
-        &[("standard", 0), ("urlsafe", 1), ("any", 2)],
-    ),
+    (Kind::Encode, "line_break", &[("crlf", 0), ("lf", LINE_FEED)]),
+    (Kind::Decode, "mode", &[("standard", 0), ("urlsafe", 1), ("any", 2)]),
     (Kind::Decode, "padding", &[("true", PADDING), ("false", 0)]),
-    (
-        Kind::Decode,
-        "whitespace",
-        &[("skip", 0), ("reject", REJECT_WHITESPACE)],
-    ),
-    (
-        Kind::Decode,
-        "canonical",
-        &[("false", 0), ("true", CANONICAL)],
-    ),
-    (
-        Kind::Mime,
-        "mode",
-        &[("standard", 0), ("urlsafe", 1), ("any", 2)],
-    ),
+    (Kind::Decode, "whitespace", &[("skip", 0), ("reject", REJECT_WHITESPACE)]),
+    (Kind::Decode, "canonical", &[("false", 0), ("true", CANONICAL)]),
+    (Kind::Mime, "mode", &[("standard", 0), ("urlsafe", 1), ("any", 2)]),
     (Kind::Mime, "padding", &[("true", PADDING), ("false", 0)]),
     // One word for the letter case in Base16 and Base32 (not `case`, which
     // Erlang reserves), and one set of values; Base16 also takes OTP's
     // `binary:encode_hex/2` words.
-    (
-        Kind::HexEncode,
-        "letter_case",
-        &[
-            ("upper", 0),
-            ("lower", LOWER),
-            ("uppercase", 0),
-            ("lowercase", LOWER),
-        ],
-    ),
-    (
-        Kind::HexDecode,
-        "letter_case",
-        &[
-            ("upper", 0),
-            ("lower", LOWER),
-            ("mixed", MIXED),
-            ("uppercase", 0),
-            ("lowercase", LOWER),
-        ],
-    ),
-    (
-        Kind::Base32Encode,
-        "alphabet",
-        &[("standard", 0), ("hex", BASE32_HEX)],
-    ),
-    (
-        Kind::Base32Encode,
-        "letter_case",
-        &[("upper", 0), ("lower", LOWER)],
-    ),
-    (
-        Kind::Base32Encode,
-        "padding",
-        &[("true", PADDING), ("false", 0)],
-    ),
-    (
-        Kind::Base32Decode,
-        "alphabet",
-        &[("standard", 0), ("hex", BASE32_HEX)],
-    ),
-    (
-        Kind::Base32Decode,
-        "letter_case",
-        &[("upper", 0), ("lower", LOWER), ("mixed", MIXED)],
-    ),
-    (
-        Kind::Base32Decode,
-        "padding",
-        &[("true", PADDING), ("false", 0)],
-    ),
+    (Kind::HexEncode, "letter_case",
+     &[("upper", 0), ("lower", LOWER), ("uppercase", 0), ("lowercase", LOWER)]),
+    (Kind::HexDecode, "letter_case",
+     &[("upper", 0), ("lower", LOWER), ("mixed", MIXED), ("uppercase", 0), ("lowercase", LOWER)]),
+    (Kind::Base32Encode, "alphabet", &[("standard", 0), ("hex", BASE32_HEX)]),
+    (Kind::Base32Encode, "letter_case", &[("upper", 0), ("lower", LOWER)]),
+    (Kind::Base32Encode, "padding", &[("true", PADDING), ("false", 0)]),
+    (Kind::Base32Decode, "alphabet", &[("standard", 0), ("hex", BASE32_HEX)]),
+    (Kind::Base32Decode, "letter_case", &[("upper", 0), ("lower", LOWER), ("mixed", MIXED)]),
+    (Kind::Base32Decode, "padding", &[("true", PADDING), ("false", 0)]),
 ];
 
 /// An option `B64Simd` (Elixir) takes: its kind, its key in Base's words,
@@ -286,22 +227,13 @@ const BOOLEANS: Option<&[(&str, &str)]> = Some(&[("true", "true"), ("false", "fa
 /// The options `B64Simd` takes, per kind in the order its messages list
 /// them. The NIF never reads it: Erlang's copy is written from it, as
 /// `LAYOUT`'s is, and `b64simd_options` renames with it.
+#[rustfmt::skip]
 pub const ELIXIR: [ElixirOption; 13] = [
     (Kind::Encode, "padding", "padding", BOOLEANS),
     (Kind::Encode, "line_length", "line_length", None),
-    (
-        Kind::Encode,
-        "line_break",
-        "line_break",
-        Some(&[("crlf", "crlf"), ("lf", "lf")]),
-    ),
+    (Kind::Encode, "line_break", "line_break", Some(&[("crlf", "crlf"), ("lf", "lf")])),
     (Kind::Decode, "padding", "padding", BOOLEANS),
-    (
-        Kind::Decode,
-        "ignore",
-        "whitespace",
-        Some(&[("whitespace", "skip")]),
-    ),
+    (Kind::Decode, "ignore", "whitespace", Some(&[("whitespace", "skip")])),
     (Kind::Decode, "canonical", "canonical", BOOLEANS),
     (Kind::Decode, "alphabet", "mode", Some(&[("any", "any")])),
     (Kind::HexEncode, "case", "letter_case", ENCODE_CASES),
@@ -328,22 +260,22 @@ pub const HEX_DECODE_DEFAULT_FLAGS: u64 = MIXED;
 /// written and required; the same integer for every kind.
 pub const DEFAULT_FLAGS: u64 = PADDING;
 
-/// Every bit a kind's options can set (the line length aside).
-const fn bits_of(kind: Kind) -> u64 {
-    let mut bits = 0;
-    let mut i = 0;
-    while i < LAYOUT.len() {
-        if LAYOUT[i].0 as u8 == kind as u8 {
-            let mut v = 0;
-            while v < LAYOUT[i].2.len() {
-                bits |= LAYOUT[i].2[v].1;
-                v += 1;
-            }
+/// Every bit each kind's options can set (the line length aside), at its
+/// `Kind`'s index.
+const KIND_BITS: [u64; Kind::COUNT] = {
+    let mut bits = [0; Kind::COUNT];
+    let mut row = 0;
+    while row < LAYOUT.len() {
+        let (kind, _, values) = LAYOUT[row];
+        let mut value = 0;
+        while value < values.len() {
+            bits[kind as usize] |= values[value].1;
+            value += 1;
         }
-        i += 1;
+        row += 1;
     }
     bits
-}
+};
 
 /// The alphabet of a mode field, if `kind` takes that mode.
 fn alphabet(flags: u64, kind: Kind) -> Option<Alphabet> {
@@ -367,21 +299,7 @@ fn letter_case(flags: u64, decode: bool) -> Option<LetterCase> {
 
 /// The flags of `kind` with no bit it does not take.
 fn only(flags: u64, kind: Kind) -> Option<u64> {
-    (flags & !bits_of_kind(kind) == 0).then_some(flags)
-}
-
-fn bits_of_kind(kind: Kind) -> u64 {
-    const HEX_ENCODE: u64 = bits_of(Kind::HexEncode);
-    const HEX_DECODE: u64 = bits_of(Kind::HexDecode);
-    const BASE32_ENCODE: u64 = bits_of(Kind::Base32Encode);
-    const BASE32_DECODE: u64 = bits_of(Kind::Base32Decode);
-    match kind {
-        Kind::HexEncode => HEX_ENCODE,
-        Kind::HexDecode => HEX_DECODE,
-        Kind::Base32Encode => BASE32_ENCODE,
-        Kind::Base32Decode => BASE32_DECODE,
-        Kind::Encode | Kind::Decode | Kind::Mime => bits_of(kind),
-    }
+    (flags & !KIND_BITS[kind as usize] == 0).then_some(flags)
 }
 
 fn base32_alphabet(flags: u64) -> Base32Alphabet {
@@ -461,12 +379,9 @@ impl EncodeOptions {
     /// The options and, for wrapped output, the lines; `None` for bits
     /// encode does not take.
     pub fn from_flags(flags: u64) -> Option<(EncodeOptions, Option<Lines>)> {
-        const ALLOWED: u64 = bits_of(Kind::Encode);
         let length = usize::try_from(flags >> LINE_LENGTH_SHIFT).ok()?;
         let flags = flags & ((1 << LINE_LENGTH_SHIFT) - 1);
-        if flags & !ALLOWED != 0 {
-            return None;
-        }
+        only(flags, Kind::Encode)?;
         let opts = EncodeOptions {
             alphabet: alphabet(flags, Kind::Encode)?,
             padding: flags & PADDING != 0,
@@ -491,12 +406,7 @@ impl DecodeOptions {
     /// The options of a decode or a `mime_decode` (`kind`); `None` for
     /// bits that kind does not take.
     pub fn from_flags(flags: u64, kind: Kind) -> Option<DecodeOptions> {
-        const DECODE: u64 = bits_of(Kind::Decode);
-        const MIME: u64 = bits_of(Kind::Mime);
-        let allowed = if kind == Kind::Mime { MIME } else { DECODE };
-        if flags & !allowed != 0 {
-            return None;
-        }
+        only(flags, kind)?;
         Some(DecodeOptions {
             alphabet: alphabet(flags, kind)?,
             padding_required: flags & PADDING != 0,
