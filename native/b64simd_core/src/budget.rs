@@ -25,10 +25,6 @@ use std::time::{Duration, Instant};
 /// neighbours' timers later than `base64` does (`bench/README.md`).
 pub const TIMESLICE: Duration = Duration::from_micros(40);
 
-/// How long one slice of a big input runs: one timeslice, so a sliced call
-/// is charged a full timeslice and yields after every slice.
-pub const SLICE_TARGET: Duration = TIMESLICE;
-
 /// A slice is a loop of steps of this many input bytes, with a look at the
 /// clock after each, so a slice overruns by at most one step, a few
 /// microseconds on a SIMD kernel. Smaller steps cost sliced decode
@@ -45,11 +41,16 @@ const MIN_SLICE_BYTES: usize = 64 * 1024;
 /// first slice costs the same as a one-shot call, so the cap costs nothing.
 const MAX_SLICE_BYTES: usize = 256 * 1024;
 
+/// The two kinds of Base64 work whose speed is measured, each the index
+/// of its rates in the tables below.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Work {
     Encode,
     Decode,
 }
+
+/// How many kinds of work there are: the last one's index, plus one.
+const WORKS: usize = Work::Decode as usize + 1;
 
 // A const, not a static: repeating a const is how an array of atomics is
 // filled without the inline `const {}` of Rust 1.79 (this crate takes 1.78).
@@ -109,8 +110,9 @@ pub fn calibrate_weight(kind: Kind, mut run_kind: impl FnMut(), mut run_base64: 
 
 /// Input bytes processed per timeslice, per kind of work: the
 /// active kernel's measured speed. Until calibrated, the smallest slice.
-static ENCODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTES);
-static DECODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTES);
+#[allow(clippy::declare_interior_mutable_const)]
+const MIN_SPEED: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTES);
+static BYTES_PER_TIMESLICE: [AtomicUsize; WORKS] = [MIN_SPEED; WORKS];
 /// Test hook (`b64simd_nif:set_slice_bytes/1`, in builds with the `hooks`
 /// feature only): when non-zero, forces every slice to this many input
 /// bytes, so slicing is proven on small inputs.
@@ -118,10 +120,7 @@ static DECODE_BYTES_PER_TIMESLICE: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTE
 static FORCED_SLICE_BYTES: AtomicUsize = AtomicUsize::new(0);
 
 fn speed(work: Work) -> &'static AtomicUsize {
-    match work {
-        Work::Encode => &ENCODE_BYTES_PER_TIMESLICE,
-        Work::Decode => &DECODE_BYTES_PER_TIMESLICE,
-    }
+    &BYTES_PER_TIMESLICE[work as usize]
 }
 
 /// Input bytes the active kernel processes in one timeslice.
@@ -130,11 +129,11 @@ pub fn bytes_per_timeslice(work: Work) -> usize {
 }
 
 /// Input bytes per slice of a sliced job: the forced size in tests, else
-/// what the kernel processes in `SLICE_TARGET`.
+/// what the kernel processes in a timeslice, so a sliced call is charged a
+/// full timeslice and yields after every slice.
 pub fn slice_bytes(work: Work) -> usize {
-    forced_slice_bytes().unwrap_or_else(|| {
-        scale(bytes_per_timeslice(work), SLICE_TARGET).clamp(MIN_SLICE_BYTES, MAX_SLICE_BYTES)
-    })
+    forced_slice_bytes()
+        .unwrap_or_else(|| bytes_per_timeslice(work).clamp(MIN_SLICE_BYTES, MAX_SLICE_BYTES))
 }
 
 /// The step size forced by the test hook, if any: always `None` in a build
@@ -182,22 +181,16 @@ struct CallCost {
 }
 
 /// Conservative until calibrated: 200 ns plus 1 ns per byte.
-static ENCODE_CALL_COST: CallCost = CallCost {
+#[allow(clippy::declare_interior_mutable_const)]
+const ROUGH_CALL_COST: CallCost = CallCost {
     fixed_ns: AtomicUsize::new(200),
     ps_per_byte: AtomicUsize::new(1000),
     big_ps_per_byte: AtomicUsize::new(1000),
 };
-static DECODE_CALL_COST: CallCost = CallCost {
-    fixed_ns: AtomicUsize::new(200),
-    ps_per_byte: AtomicUsize::new(1000),
-    big_ps_per_byte: AtomicUsize::new(1000),
-};
+static CALL_COSTS: [CallCost; WORKS] = [ROUGH_CALL_COST; WORKS];
 
 fn call_cost(work: Work) -> &'static CallCost {
-    match work {
-        Work::Encode => &ENCODE_CALL_COST,
-        Work::Decode => &DECODE_CALL_COST,
-    }
+    &CALL_COSTS[work as usize]
 }
 
 /// Calls on fewer input bytes cost only their one reduction, like a BIF's
@@ -285,8 +278,7 @@ pub fn calibrate(work: Work, mut run: impl FnMut(usize)) {
         );
         // The uncapped estimate: a sample bigger than the largest slice is
         // what lands on fresh memory.
-        sample =
-            scale(bytes_per_timeslice(work), SLICE_TARGET).clamp(256 * 1024, CALIBRATION_MAX_BYTES);
+        sample = bytes_per_timeslice(work).clamp(256 * 1024, CALIBRATION_MAX_BYTES);
     }
 }
 
@@ -403,10 +395,6 @@ pub fn call_cost_of(work: Work) -> (usize, usize, usize) {
 fn per_timeslice(bytes: usize, elapsed: Duration) -> usize {
     (bytes as u128 * TIMESLICE.as_nanos() / elapsed.as_nanos().max(1)).min(usize::MAX as u128)
         as usize
-}
-
-fn scale(per_timeslice: usize, target: Duration) -> usize {
-    (per_timeslice as u128 * target.as_nanos() / TIMESLICE.as_nanos()) as usize
 }
 
 #[cfg(test)]

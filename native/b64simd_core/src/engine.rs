@@ -50,7 +50,7 @@ pub fn run_slice<J: Job + ?Sized>(job: &mut J, input: &[u8], output: &mut [u8]) 
     let started = Instant::now();
     let step = loop {
         let step = job.step(input, output, step_bytes);
-        if forced.is_some() || step != Step::More || started.elapsed() >= budget::SLICE_TARGET {
+        if forced.is_some() || step != Step::More || started.elapsed() >= budget::TIMESLICE {
             break step;
         }
     };
