@@ -824,6 +824,98 @@ mod tests {
         }
     }
 
+    /// `encode_lines_into` against the reference cut into lines, at every
+    /// input length 0..=4096 (odd and even line counts, every length of the
+    /// last line), both line lengths, breaks, alphabets and paddings, each
+    /// at its own input and output offsets 0..64, which move with the
+    /// length; then 76-character lines at every pair of offsets, at lengths
+    /// of one to six lines. The bytes around the output must stay as they
+    /// were.
+    #[test]
+    fn lines_at_every_length_and_offset() {
+        use crate::options::LineBreak;
+        if !on_avx2("lines_at_every_length_and_offset") {
+            return;
+        }
+        let seed = 0x5EED_A006;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let plain = rng.bytes(4096 + 64);
+        let options: Vec<EncodeOptions> = all_options().collect();
+        // The encoding of the whole groups of plain[at..][..len] is the
+        // start of that of plain[at..][..4096]: one reference per offset.
+        let texts: Vec<Vec<Vec<u8>>> = (0..64)
+            .map(|at| {
+                let input = &plain[at..at + 4096];
+                options
+                    .iter()
+                    .map(|&o| reference_to_vec(input, o))
+                    .collect()
+            })
+            .collect();
+        let mut out = vec![0u8; 6000];
+        let mut check = |len: usize, in_at: usize, out_at: usize, o: usize, lines: Lines| {
+            let (length, line_break) = (lines.length, lines.line_break.bytes());
+            // The input ends where its allocation does: AddressSanitizer
+            // reports a read past it.
+            let owned = plain[..in_at + len].to_vec();
+            let input = &owned[in_at..];
+            let mut text = texts[in_at][o][..len / 3 * 4].to_vec();
+            text.extend(reference_to_vec(&input[len / 3 * 3..], options[o]));
+            let wrapped = text.len() + text.len().saturating_sub(1) / length * line_break.len();
+            let guard = rng.next() as u8;
+            out.fill(guard);
+            let target = &mut out[out_at..out_at + wrapped];
+            let label = format!("len {len} {lines:?} {:?} at {in_at}/{out_at}", options[o]);
+            assert_eq!(
+                encode_lines_into(input, options[o], lines, target),
+                wrapped,
+                "{label}"
+            );
+            let stride = length + line_break.len();
+            for (i, line) in text.chunks(length).enumerate() {
+                let at = i * stride;
+                assert!(target[at..at + line.len()] == *line, "line {i}: {label}");
+                if at + line.len() < wrapped {
+                    let brk = &target[at + length..at + stride];
+                    assert!(brk == line_break, "break {i}: {label}");
+                }
+            }
+            assert!(
+                out[..out_at]
+                    .iter()
+                    .chain(&out[out_at + wrapped..])
+                    .all(|&b| b == guard),
+                "wrote outside the output: {label}"
+            );
+        };
+        let every_lines = [64, 76].into_iter().flat_map(|length| {
+            [LineBreak::CrLf, LineBreak::Lf].map(|line_break| Lines { length, line_break })
+        });
+        for (l, lines) in every_lines.enumerate() {
+            for o in 0..options.len() {
+                let c = l * options.len() + o;
+                for len in 0..=4096 {
+                    check(len, (len + 5 * c) % 64, (3 * len + 11 * c) % 64, o, lines);
+                }
+            }
+        }
+        // One to six lines, whole and cut short.
+        for len in [
+            57, 114, 120, 121, 122, 170, 171, 177, 178, 234, 235, 292, 348, 349, 4096,
+        ] {
+            for in_at in 0..64 {
+                for out_at in 0..64 {
+                    let lines = Lines {
+                        length: 76,
+                        line_break: [LineBreak::CrLf, LineBreak::Lf][out_at % 2],
+                    };
+                    check(len, in_at, out_at, (in_at + out_at) % 4, lines);
+                }
+            }
+        }
+    }
+
     /// The rounds use the upper halves of the YMM registers; the compiler
     /// clears them on the way out (`vzeroupper`), or every SSE instruction
     /// after the call would run slower (`simd.rs`, `clear_upper_state`).
