@@ -187,7 +187,9 @@ unsafe fn line_rounds<const LENGTH: usize>(
 /// characters, which writes over some of the one before (the same
 /// characters) when the length is not a multiple of 32. The caller must
 /// make sure that the CPU has AVX2, that `LENGTH` is a multiple of 4 and
-/// at least 32, and that `output` holds the lines and their breaks.
+/// at least 32, and that `output` holds the lines and their breaks. Lines
+/// of 76 characters go two at a time where the input allows
+/// (`pairs_of_lines`): five rounds a pair, where two lines alone take six.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn line_rounds<const LENGTH: usize>(
@@ -214,28 +216,38 @@ unsafe fn line_rounds<const LENGTH: usize>(
     let dst = output.as_mut_ptr();
     let constants = Constants::new(opts.alphabet);
     let multipliers = Multipliers::new();
+    // MIME's lines go two at a time first, as far as they can.
+    let done = if LENGTH == 76 {
+        2 * pairs_of_lines(input, output, &constants, multipliers, crlf)
+    } else {
+        0
+    };
+    // Pairs need more input after their lines than a line does.
+    debug_assert!(done <= count);
     // The character offsets of a line's rounds, multiples of 4.
     let last = length - 32;
-    for line in 0..count {
-        // Opaque once a line: its rounds are one block of code.
-        let multipliers = black_box(multipliers);
+    for line in done..count {
         let (line_src, line_dst) = (src.add(line * line_input), dst.add(line * stride));
+        // SAFETY: round `at` of line k reads input[k line_input + 3 at / 4 -
+        // 4 ..][..32], which ends by (k + 1) line_input + 4 (as at <= length
+        // - 32), within the input by `count`, and starts within it but for
+        // the first round of the first line, which reads input[0..32]
+        // instead (the input has 32 bytes, or `count` is 0) and moves them
+        // 4 bytes up. It writes the line's characters at .. at + 32, within
+        // the line (at <= length - 32), so within the output (the assert
+        // above).
+        let mut bytes = if line == 0 {
+            let first = _mm256_loadu_si256(line_src.cast());
+            _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))
+        } else {
+            _mm256_loadu_si256(line_src.sub(4).cast())
+        };
+        // Opaque once a line: its rounds are one block of code. Made after
+        // the branch above: before it, the compiler prepares the multiplies
+        // there, and the rounds after the branch widen them (`Multipliers`).
+        let multipliers = black_box(multipliers);
         let mut at = 0;
         loop {
-            // SAFETY: round `at` of line k reads input[k line_input + 3 at / 4
-            // - 4 ..][..32], which ends by (k + 1) line_input + 4 (as at <=
-            // length - 32), within the input by `count`, and starts within
-            // it but for the first round of the first line, which reads
-            // input[0..32] instead (the input has 32 bytes, or `count` is 0)
-            // and moves them 4 bytes up. It writes the line's characters
-            // at .. at + 32, within the line (at <= length - 32), so within
-            // the output (the assert above).
-            let bytes = if line == 0 && at == 0 {
-                let first = _mm256_loadu_si256(line_src.cast());
-                _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))
-            } else {
-                _mm256_loadu_si256(line_src.add(at / 4 * 3).sub(4).cast())
-            };
             let groups = _mm256_shuffle_epi8(bytes, constants.shuffle);
             _mm256_storeu_si256(
                 line_dst.add(at).cast(),
@@ -245,19 +257,116 @@ unsafe fn line_rounds<const LENGTH: usize>(
                 break;
             }
             at = (at + 32).min(last);
+            bytes = _mm256_loadu_si256(line_src.add(at / 4 * 3).sub(4).cast());
         }
         // SAFETY: the break's bytes follow the line, within the output
         // (the assert above).
-        if crlf {
-            line_dst
-                .add(length)
-                .cast::<[u8; 2]>()
-                .write_unaligned(*b"\r\n");
-        } else {
-            line_dst.add(length).write(b'\n');
-        }
+        write_break(line_dst.add(length), crlf);
     }
     (count * line_input, count * stride)
+}
+
+/// Writes a line break at `at`: `\r\n` when `crlf`, else `\n`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn write_break(at: *mut u8, crlf: bool) {
+    if crlf {
+        at.cast::<[u8; 2]>().write_unaligned(*b"\r\n");
+    } else {
+        at.write(b'\n');
+    }
+}
+
+/// MIME's lines two at a time, A then B: each line's rounds at its
+/// characters 0 and 32, and one round for both lines' last 12 characters,
+/// its low lane A's and its high lane B's, where a line alone takes a third
+/// round. Encodes the first `2 pairs` lines, each followed by its break, and
+/// returns `pairs`: the pairs whose rounds read nothing past the input, the
+/// input going on for at least 7 bytes after B. The caller must make sure
+/// that the CPU has AVX2 and that `output` is the wrapped encoding of all of
+/// `input` in lines of 76 characters, `crlf` telling the break.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn pairs_of_lines(
+    input: &[u8],
+    output: &mut [u8],
+    constants: &Constants,
+    multipliers: Multipliers,
+    crlf: bool,
+) -> usize {
+    use std::arch::x86_64::*;
+    use std::hint::black_box;
+    const LENGTH: usize = 76;
+    const LINE_INPUT: usize = 57;
+    let stride = LENGTH + 1 + usize::from(crlf);
+    // The shared round reads B's input[48..64], 7 bytes past B's 57: pair p
+    // (lines 2p and 2p + 1) is encoded here when 114 (p + 1) + 7 <=
+    // input.len().
+    let pairs = input.len().saturating_sub(7) / (2 * LINE_INPUT);
+    // The last pair's B starts at (2 pairs - 1) stride, and its shared round
+    // writes its characters 64..80. The output holds them: the input goes
+    // on for 7 bytes after B, so another line of at least 10 characters
+    // follows B's break, and stride + 10 >= 80.
+    assert!(pairs == 0 || (2 * pairs - 1) * stride + LENGTH + 4 <= output.len());
+    // The shared round's lanes end with their line's break, after its 12
+    // characters: a blend, so that no store of a byte or two (and no
+    // branch on the break, which costs the rounds after it their 16-bit
+    // multiplies) is left in the loop.
+    let (breaks, break_bytes) = if crlf {
+        (
+            _mm256_set1_epi32(0x0000_0A0D),
+            _mm256_setr_epi32(0, 0, 0, 0xFFFF, 0, 0, 0, 0xFFFF),
+        )
+    } else {
+        (
+            _mm256_set1_epi32(0x0000_000A),
+            _mm256_setr_epi32(0, 0, 0, 0xFF, 0, 0, 0, 0xFF),
+        )
+    };
+    let src = input.as_ptr();
+    let dst = output.as_mut_ptr();
+    for pair in 0..pairs {
+        // Opaque once a pair: its rounds are one block of code.
+        let multipliers = black_box(multipliers);
+        let (a_src, a_dst) = (src.add(2 * pair * LINE_INPUT), dst.add(2 * pair * stride));
+        let (b_src, b_dst) = (a_src.add(LINE_INPUT), a_dst.add(stride));
+        // SAFETY (the loads): A starts at 114 pair and B at 114 pair + 57.
+        // The rounds at characters 0 and 32 read a line's input[-4..28] and
+        // input[20..52]; the shared round A's input[44..60] and B's
+        // input[48..64], which ends at 114 (pair + 1) + 7, within the input
+        // by `pairs`. Only the first line's input[-4..] is not the input's:
+        // its round reads input[0..32] instead (the input has 121 bytes, or
+        // `pairs` is 0) and moves them 4 bytes up.
+        let a_first = if pair == 0 {
+            let first = _mm256_loadu_si256(src.cast());
+            _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))
+        } else {
+            _mm256_loadu_si256(a_src.sub(4).cast())
+        };
+        let a_second = _mm256_loadu_si256(a_src.add(20).cast());
+        // A's input[48..57] at the low lane's bytes 4..13, where `shuffle`
+        // reads that lane's 12 bytes; B's at the high lane's bytes 0..9.
+        let tails = _mm256_loadu2_m128i(b_src.add(48).cast(), a_src.add(44).cast());
+        let b_first = _mm256_loadu_si256(b_src.sub(4).cast());
+        let b_second = _mm256_loadu_si256(b_src.add(20).cast());
+        let tails = _mm256_blendv_epi8(constants.round(tails, multipliers), breaks, break_bytes);
+        // SAFETY (the stores): each writes within a line and the 4 bytes
+        // after it, so within the output, as B's last are (the assert
+        // above). The shared round writes A's and B's output[64..80]: 12
+        // characters, the break, then junk (2 bytes after a CRLF, 3 after
+        // an LF) over the first characters of the line after: B's, and
+        // that after B (there is one: see the assert). It comes first, so
+        // that the stores after it write over that junk: B's rounds here,
+        // and the line after B by the next pair, `line_rounds` or the
+        // caller's plain lines.
+        _mm256_storeu_si256(a_dst.cast(), constants.round(a_first, multipliers));
+        _mm256_storeu_si256(a_dst.add(32).cast(), constants.round(a_second, multipliers));
+        _mm256_storeu2_m128i(b_dst.add(64).cast(), a_dst.add(64).cast(), tails);
+        _mm256_storeu_si256(b_dst.cast(), constants.round(b_first, multipliers));
+        _mm256_storeu_si256(b_dst.add(32).cast(), constants.round(b_second, multipliers));
+    }
+    pairs
 }
 
 /// Plain code, the definition of the encoding (RFC 4648 section 4) that
@@ -546,6 +655,19 @@ impl Constants {
         }
     }
 
+    /// A round's 32 characters from its 32 loaded bytes (the low lane's 12
+    /// at its bytes 4..16, the high lane's at 0..12).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn round(
+        &self,
+        bytes: std::arch::x86_64::__m256i,
+        multipliers: Multipliers,
+    ) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::*;
+        self.encode(_mm256_shuffle_epi8(bytes, self.shuffle), multipliers)
+    }
+
     /// `encode` on a 128-bit register: the 16 characters of 4 groups
     /// (`encode` works lane by lane, so the low lane's are these).
     #[inline]
@@ -826,11 +948,11 @@ mod tests {
 
     /// `encode_lines_into` against the reference cut into lines, at every
     /// input length 0..=4096 (odd and even line counts, every length of the
-    /// last line), both line lengths, breaks, alphabets and paddings, each
-    /// at its own input and output offsets 0..64, which move with the
-    /// length; then 76-character lines at every pair of offsets, at lengths
-    /// of one to six lines. The bytes around the output must stay as they
-    /// were.
+    /// last line, on both sides of each pair's bound in `pairs_of_lines`),
+    /// both line lengths, breaks, alphabets and paddings, each at its own
+    /// input and output offsets 0..64, which move with the length; then
+    /// 76-character lines at every pair of offsets, at lengths around the
+    /// pairs' bounds. The bytes around the output must stay as they were.
     #[test]
     fn lines_at_every_length_and_offset() {
         use crate::options::LineBreak;
@@ -900,7 +1022,8 @@ mod tests {
                 }
             }
         }
-        // One to six lines, whole and cut short.
+        // 1 and 2 lines, the first pair's bound (121) and the lines left
+        // after the pairs (odd and even counts, short last lines).
         for len in [
             57, 114, 120, 121, 122, 170, 171, 177, 178, 234, 235, 292, 348, 349, 4096,
         ] {
