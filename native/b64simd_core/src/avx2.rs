@@ -105,7 +105,13 @@ unsafe fn encode_checked<const STREAMING: bool>(
     output: &mut [u8],
 ) -> usize {
     let (read, written) = rounds::<STREAMING>(input, output, opts);
-    written + encode_tail(&input[read..], opts, &mut output[written..])
+    let (rest, output) = (&input[read..], &mut output[written..]);
+    written
+        + if rest.len() < 3 {
+            encode_partial(rest, opts, output)
+        } else {
+            encode_tail(rest, opts, output)
+        }
 }
 
 /// Whether `encode_lines_into` takes lines of `lines.length` characters:
@@ -388,30 +394,35 @@ fn encode_tail(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
         ]);
     }
     let written = input.len() / 3 * 4;
-    let last = &mut output[written..];
-    match *groups.remainder() {
-        [] => {}
-        [a] => {
-            let bits = u32::from(a) << 16;
-            last[..2].copy_from_slice(&[char_of(bits >> 18), char_of(bits >> 12)]);
-            if opts.padding {
-                last[2..].copy_from_slice(b"==");
-            }
-        }
-        [a, b] => {
-            let bits = u32::from(a) << 16 | u32::from(b) << 8;
-            last[..3].copy_from_slice(&[
-                char_of(bits >> 18),
-                char_of(bits >> 12),
-                char_of(bits >> 6),
-            ]);
-            if opts.padding {
-                last[3] = b'=';
-            }
-        }
-        _ => unreachable!("chunks_exact(3) leaves at most 2 bytes"),
+    written + encode_partial(groups.remainder(), opts, &mut output[written..])
+}
+
+/// The last group of an input, `rest` (at most 2 bytes: none if the input
+/// is whole groups), into `output`, exactly its characters and padding;
+/// returns their length. Inlined where the rounds leave only it, as they
+/// do for every input of 16 bytes and more: called, it was a noticeable
+/// part of a short encode.
+#[inline(always)]
+fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+    let characters = characters(opts.alphabet);
+    let char_of = |value: u32| characters[(value & 63) as usize];
+    let (bits, chars) = match *rest {
+        [] => return 0,
+        [a] => (u32::from(a) << 16, 2),
+        [a, b] => (u32::from(a) << 16 | u32::from(b) << 8, 3),
+        _ => unreachable!("a partial group has at most 2 bytes"),
+    };
+    let third = if chars == 3 { char_of(bits >> 6) } else { b'=' };
+    let quad = [char_of(bits >> 18), char_of(bits >> 12), third, b'='];
+    // Each length a copy of its own: one of a length read at run time is a
+    // call to `memcpy`.
+    let len = if opts.padding { 4 } else { chars };
+    match len {
+        4 => output[..4].copy_from_slice(&quad),
+        3 => output[..3].copy_from_slice(&quad[..3]),
+        _ => output[..2].copy_from_slice(&quad[..2]),
     }
-    written + last.len()
+    len
 }
 
 #[cfg(not(target_arch = "x86_64"))]
