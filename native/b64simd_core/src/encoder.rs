@@ -153,9 +153,20 @@ pub enum LineEncoder {
     Simdutf,
 }
 
-/// The line encoder for these lines, if one takes them.
-pub fn line_encoder(lines: Lines) -> Option<LineEncoder> {
-    if active().calls == Encoder::Avx2 && avx2::takes_lines(lines) {
+/// The line encoder for these lines in a call of `call_len` input bytes, if
+/// one takes them: ours wherever our encoder takes such calls
+/// (`encode_into`), so also for big calls where simdutf's encoder takes the
+/// others, since copying lines out of its blocks is far slower there. Ours
+/// stores through the caches even for big calls: encoding lines into a
+/// chunk in L1 and streaming it out was no faster.
+pub fn line_encoder(lines: Lines, call_len: usize) -> Option<LineEncoder> {
+    let encoders = active();
+    let encoder = if call_len >= BIG_CALL {
+        encoders.big_calls
+    } else {
+        encoders.calls
+    };
+    if encoder == Encoder::Avx2 && avx2::takes_lines(lines) {
         Some(LineEncoder::Avx2)
     } else if lines.line_break == LineBreak::Lf && lines.length >= 4 {
         Some(LineEncoder::Simdutf)
@@ -240,6 +251,20 @@ mod tests {
                 known: KNOWN
             })
         );
+    }
+
+    /// MIME's lines (which simdutf's line encoder does not take) get ours
+    /// wherever our encoder takes calls of their size, big or not.
+    #[test]
+    fn lines_take_ours_where_calls_of_their_size_do() {
+        let mime = Lines {
+            length: 76,
+            line_break: LineBreak::CrLf,
+        };
+        let ours = |encoder| (encoder == Encoder::Avx2).then_some(LineEncoder::Avx2);
+        let encoders = active();
+        assert_eq!(line_encoder(mime, BIG_CALL - 1), ours(encoders.calls));
+        assert_eq!(line_encoder(mime, BIG_CALL), ours(encoders.big_calls));
     }
 
     /// The process's encoders are the ones its environment asks for: the

@@ -3,8 +3,8 @@
 //!
 //! A break goes between lines only, never after the last one. A line
 //! encoder writes the lines straight into the output (`encoder::
-//! line_encoder`: our AVX2 encoder, CRLF or LF, for lines of a multiple of 4
-//! characters where it encodes the calls; else simdutf's, which places LF
+//! line_encoder`: our AVX2 encoder, CRLF or LF, for MIME's and PEM's lines
+//! where it encodes calls of that size; else simdutf's, which places LF
 //! breaks in SIMD registers); a job that uses one slices at whole lines and
 //! whole 3-byte groups and writes the break between two slices itself.
 //! Otherwise we encode blocks of whole 3-byte groups into a scratch buffer
@@ -42,9 +42,10 @@ pub fn wrapped_len_after(len: usize, padding: bool, lines: Lines, column: usize)
 
 /// How many times longer than plain encode wrapping takes, at most, with
 /// a line encoder and with blocks and copies: a step gets this share of
-/// plain encode's budget.
+/// plain encode's budget. That of calls under `BIG_CALL`: big calls have a
+/// line encoder wherever these do.
 fn weight(lines: Lines) -> usize {
-    if whole_lines(lines).is_some() {
+    if whole_lines(lines, 0).is_some() {
         2
     } else {
         4
@@ -64,9 +65,9 @@ pub struct WrapJob {
     in_pos: usize,
     out_pos: usize,
     column: usize,
-    /// The line encoder that does the work, and the input bytes in a unit
-    /// of whole lines, when one does.
-    whole_lines: Option<(LineEncoder, usize)>,
+    /// Whether a line encoder may do the work (`whole_lines`): not for a
+    /// job that starts mid-line.
+    on_lines: bool,
 }
 
 /// A line encoder is used as long as a unit of whole lines and whole
@@ -74,8 +75,10 @@ pub struct WrapJob {
 /// lines per unit).
 const MAX_UNIT: usize = 64 * 1024;
 
-fn whole_lines(lines: Lines) -> Option<(LineEncoder, usize)> {
-    let encoder = encoder::line_encoder(lines)?;
+/// The line encoder for these lines in a call of `call_len` input bytes,
+/// and the input bytes in a unit of whole lines, when one takes them.
+fn whole_lines(lines: Lines, call_len: usize) -> Option<(LineEncoder, usize)> {
+    let encoder = encoder::line_encoder(lines, call_len)?;
     // Characters in the least common multiple of the line length and 4,
     // as input bytes.
     let chars_per_unit = match lines.length % 4 {
@@ -94,7 +97,7 @@ impl WrapJob {
             in_pos: 0,
             out_pos: 0,
             column: 0,
-            whole_lines: whole_lines(lines),
+            on_lines: true,
         }
     }
 
@@ -106,9 +109,7 @@ impl WrapJob {
     pub fn after(opts: EncodeOptions, lines: Lines, column: usize) -> WrapJob {
         let mut job = WrapJob::new(opts, lines);
         job.column = column;
-        if column != 0 && column != lines.length {
-            job.whole_lines = None;
-        }
+        job.on_lines = column == 0 || column == lines.length;
         job
     }
 
@@ -125,7 +126,7 @@ impl WrapJob {
     ) -> WrapJob {
         let mut job = WrapJob::after(opts, lines, column);
         // The group leaves the line part-filled.
-        job.whole_lines = None;
+        job.on_lines = false;
         job.encode_blocks(group, output);
         job.in_pos = data_pos;
         job
@@ -206,10 +207,12 @@ impl Job for WrapJob {
     #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let max_input = max_input / weight(self.lines);
-        let unit = self.whole_lines.map_or(3, |(_, unit)| unit);
+        // The same on every step, which gets the same input.
+        let whole_lines = whole_lines(self.lines, input.len()).filter(|_| self.on_lines);
+        let unit = whole_lines.map_or(3, |(_, unit)| unit);
         let take = step_len(input.len() - self.in_pos, max_input, unit);
         let piece = &input[self.in_pos..self.in_pos + take];
-        match self.whole_lines {
+        match whole_lines {
             Some((encoder, _)) => self.encode_lines(encoder, piece, output),
             None => self.encode_blocks(piece, output),
         }
