@@ -350,6 +350,30 @@ mod tests {
         }
     }
 
+    /// A big call (`BIG_CALL` bytes and a few more), whose lines may take
+    /// another line encoder than a smaller call's (`encoder::line_encoder`),
+    /// in one step and in steps of 1 MiB: MIME's and PEM's lines, either
+    /// break, against the reference.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn big_calls_equal_the_reference() {
+        let seed = 0x5EED_0017;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let input = rng.bytes(encoder::BIG_CALL + 5);
+        for length in [76, 64] {
+            for line_break in [LineBreak::CrLf, LineBreak::Lf] {
+                let lines = Lines { length, line_break };
+                let opts = rng.encode_options();
+                let want = reference(&input, opts, lines);
+                for slice in [usize::MAX, 1 << 20] {
+                    let got = wrapped(&input, opts, lines, slice);
+                    assert!(got == want, "slice {slice} {lines:?} {opts:?}");
+                }
+            }
+        }
+    }
+
     /// What the NIF does for a stream's piece: `carry ++ data` encoded
     /// after a line holding `column` characters.
     fn after(
