@@ -147,7 +147,7 @@ pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_le
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineEncoder {
     /// Ours, for MIME's and PEM's lines (`avx2::takes_lines`), either
-    /// break, where it encodes the calls.
+    /// break, where it encodes calls of their size.
     Avx2,
     /// simdutf's, for LF breaks and lines of at least 4 characters.
     Simdutf,
