@@ -49,8 +49,12 @@ pub enum Work {
     Decode,
 }
 
-/// How many kinds of work there are: the last one's index, plus one.
-const WORKS: usize = Work::Decode as usize + 1;
+/// How many kinds of work there are, the length of the tables indexed by
+/// `Work`: a match of every kind, so that a new one fails to compile here
+/// until it is counted.
+const WORKS: usize = match Work::Encode {
+    Work::Encode | Work::Decode => 2,
+};
 
 // A const, not a static: repeating a const is how an array of atomics is
 // filled without the inline `const {}` of Rust 1.79 (this crate takes 1.78).
@@ -108,10 +112,10 @@ pub fn calibrate_weight(kind: Kind, mut run_kind: impl FnMut(), mut run_base64: 
     WEIGHTS[kind as usize].store(weight, Ordering::Relaxed);
 }
 
-/// Input bytes processed per timeslice, per kind of work: the
-/// active kernel's measured speed. Until calibrated, the smallest slice.
 #[allow(clippy::declare_interior_mutable_const)]
 const MIN_SPEED: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTES);
+/// Input bytes processed per timeslice, per kind of work: the
+/// active kernel's measured speed. Until calibrated, the smallest slice.
 static BYTES_PER_TIMESLICE: [AtomicUsize; WORKS] = [MIN_SPEED; WORKS];
 /// Test hook (`b64simd_nif:set_slice_bytes/1`, in builds with the `hooks`
 /// feature only): when non-zero, forces every slice to this many input
@@ -187,6 +191,7 @@ const ROUGH_CALL_COST: CallCost = CallCost {
     ps_per_byte: AtomicUsize::new(1000),
     big_ps_per_byte: AtomicUsize::new(1000),
 };
+/// What a call costs, per kind of work.
 static CALL_COSTS: [CallCost; WORKS] = [ROUGH_CALL_COST; WORKS];
 
 fn call_cost(work: Work) -> &'static CallCost {

@@ -185,7 +185,8 @@ pub type OptionBits = (Kind, &'static str, &'static [(&'static str, u64)]);
 
 /// Each kind of call, each option it takes as flag bits, and each value's
 /// bits. The line length is not a flag: it is the integer above bit 8.
-// A row a line: each is one option of one kind.
+// A row to a line, each one option of one kind (two lines for Base16's
+// longest).
 #[rustfmt::skip]
 pub const LAYOUT: [OptionBits; 17] = [
     (Kind::Encode, "mode", &[("standard", 0), ("urlsafe", 1)]),
@@ -406,6 +407,7 @@ impl DecodeOptions {
     /// The options of a decode or a `mime_decode` (`kind`); `None` for
     /// bits that kind does not take.
     pub fn from_flags(flags: u64, kind: Kind) -> Option<DecodeOptions> {
+        debug_assert!(matches!(kind, Kind::Decode | Kind::Mime));
         only(flags, kind)?;
         Some(DecodeOptions {
             alphabet: alphabet(flags, kind)?,
