@@ -256,6 +256,7 @@ mod tests {
     /// MIME's lines (which simdutf's line encoder does not take) get ours
     /// wherever our encoder takes calls of their size, big or not.
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn lines_take_ours_where_calls_of_their_size_do() {
         let mime = Lines {
             length: 76,
