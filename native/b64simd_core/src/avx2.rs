@@ -260,11 +260,7 @@ unsafe fn line_rounds<const LENGTH: usize>(
         let multipliers = black_box(multipliers);
         let mut at = 0;
         loop {
-            let groups = _mm256_shuffle_epi8(bytes, constants.shuffle);
-            _mm256_storeu_si256(
-                line_dst.add(at).cast(),
-                constants.encode(groups, multipliers),
-            );
+            _mm256_storeu_si256(line_dst.add(at).cast(), constants.round(bytes, multipliers));
             if at == last {
                 break;
             }
@@ -480,7 +476,7 @@ unsafe fn rounds<const STREAMING: bool>(
     // any address.
     let first = _mm256_loadu_si256(src.cast());
     let first = _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6));
-    let characters = constants.encode(_mm256_shuffle_epi8(first, constants.shuffle), multipliers);
+    let characters = constants.round(first, multipliers);
     store::<STREAMING>(dst, characters);
     let mut r = 1;
     // Four rounds an iteration: independent loads and stores in flight.
@@ -488,16 +484,14 @@ unsafe fn rounds<const STREAMING: bool>(
         let multipliers = black_box(multipliers);
         for r in r..r + 4 {
             let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
-            let groups = _mm256_shuffle_epi8(bytes, constants.shuffle);
-            store::<STREAMING>(dst.add(32 * r), constants.encode(groups, multipliers));
+            store::<STREAMING>(dst.add(32 * r), constants.round(bytes, multipliers));
         }
         r += 4;
     }
     while r < rounds {
         let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
-        let groups = _mm256_shuffle_epi8(bytes, constants.shuffle);
         let multipliers = black_box(multipliers);
-        store::<STREAMING>(dst.add(32 * r), constants.encode(groups, multipliers));
+        store::<STREAMING>(dst.add(32 * r), constants.round(bytes, multipliers));
         r += 1;
     }
     if STREAMING {
