@@ -291,10 +291,7 @@ format_error(Reason) ->
 %% @doc Explains an error raised by this module, for `erl_error' and the
 %% shell: a map from argument position to a description that says what is
 %% wrong and how to fix it.
--spec format_error(Reason, StackTrace) -> ErrorMap when
-      Reason :: term(),
-      StackTrace :: erlang:stacktrace(),
-      ErrorMap :: b64simd:error_map().
+-spec format_error(Reason :: term(), erlang:stacktrace()) -> error_map().
 format_error(Reason, StackTrace) ->
     b64simd_messages:error_map(Reason, StackTrace, fun kind/1, #{}).
 

@@ -119,19 +119,18 @@ is_valid(Base32, Options) ->
     ?RESULT(run(is_valid, Base32, Options), [Base32, Options]).
 
 %% @doc Says what a reason (raised by this module, or returned by
-%% {@link try_decode/2}) means.
+%% {@link try_decode/2}) means: `format_error(missing_padding)' says that
+%% the last group of 8 characters has no `=' padding, and which option
+%% makes it optional.
 -spec format_error(Reason) -> Message when
       Reason :: reason() | badarg,
       Message :: string().
 format_error(Reason) ->
     unicode:characters_to_list(b64simd_messages:reason(Reason, #{encoding => base32})).
 
-%% @doc Explains an error raised by this module, for `erl_error' and the
-%% shell: a map from argument position to what is wrong and how to fix it.
--spec format_error(Reason, StackTrace) -> ErrorMap when
-      Reason :: term(),
-      StackTrace :: erlang:stacktrace(),
-      ErrorMap :: b64simd:error_map().
+%% @doc Explains an error raised by this module for `erl_error' and the
+%% shell: the bad argument (the Base32 or an option) and how to fix it.
+-spec format_error(Reason :: term(), erlang:stacktrace()) -> b64simd:error_map().
 format_error(Reason, StackTrace) ->
     b64simd_messages:error_map(Reason, StackTrace, fun kind/1, #{encoding => base32}).
 

@@ -122,12 +122,9 @@ is_valid_hex(Hex, Case) ->
 format_error(Reason) ->
     unicode:characters_to_list(b64simd_messages:reason(Reason, #{encoding => base16})).
 
-%% @doc Explains an error raised by this module, for `erl_error' and the
-%% shell: a map from argument position to what is wrong and how to fix it.
--spec format_error(Reason, StackTrace) -> ErrorMap when
-      Reason :: term(),
-      StackTrace :: erlang:stacktrace(),
-      ErrorMap :: b64simd:error_map().
+%% @doc Explains an error raised by this module for `erl_error' and the
+%% shell: the bad hex argument, the digit found and the case accepted.
+-spec format_error(Reason :: term(), erlang:stacktrace()) -> b64simd:error_map().
 format_error(Reason, StackTrace) ->
     b64simd_messages:error_map(Reason, StackTrace, fun kind/1, #{encoding => base16}).
 
