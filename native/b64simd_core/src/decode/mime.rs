@@ -33,9 +33,10 @@ use simdutf::ErrorCode;
 
 /// How many times longer than plain decode `mime_decode` takes: the fast
 /// path on a MIME body runs at a fraction of simdutf's speed on unbroken
-/// text, the byte-by-byte filter at a smaller fraction still. A
-/// step gives each that share of plain decode's budget, and the job costs
-/// as much as the filter, since which path will run is not known ahead.
+/// text, the byte-by-byte filter at a smaller fraction still. The job
+/// weighs as much as the filter, since which path will run is not known
+/// ahead, and a step of the fast path takes as many more bytes as it is
+/// faster.
 const FAST_PATH_COST: usize = 4;
 const FILTER_COST: usize = 16;
 
@@ -124,12 +125,13 @@ impl Job for MimeJob {
         Some(Buffer::Data(simd::maximal_decoded_len(input.len())))
     }
 
-    /// Decodes a slice's worth of input, `max_input` being what plain decode
-    /// does in a timeslice. `output` is the whole output, at least
+    /// Decodes about `max_input` bytes of input at the filter's cost.
+    /// `output` is the whole output, at least
     /// `maximal_decoded_len(input.len())` bytes.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         if self.filter.is_none() {
-            match self.fast.step(input, output, max_input / FAST_PATH_COST) {
+            let fast_input = max_input.saturating_mul(FILTER_COST / FAST_PATH_COST);
+            match self.fast.step(input, output, fast_input) {
                 Step::More => return Step::More,
                 Step::Done(written) => return fast_done(input, written, self.opts).into(),
                 // Given up at a whole group: the filter goes on from there.
@@ -147,7 +149,7 @@ impl Job for MimeJob {
                 }
             }
         }
-        self.filter_step(input, output, max_input / FILTER_COST)
+        self.filter_step(input, output, max_input)
     }
 
     fn cost(&self) -> Cost {

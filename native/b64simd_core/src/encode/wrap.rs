@@ -41,9 +41,8 @@ pub fn wrapped_len_after(len: usize, padding: bool, lines: Lines, column: usize)
 }
 
 /// How many times longer than plain encode wrapping takes, at most, with
-/// a line encoder and with blocks and copies: a step gets this share of
-/// plain encode's budget. That of calls under `BIG_CALL`: big calls have a
-/// line encoder wherever these do.
+/// a line encoder and with blocks and copies: its job's weight. That of
+/// calls under `BIG_CALL`: big calls have a line encoder wherever these do.
 fn weight(lines: Lines) -> usize {
     if whole_lines(lines, 0).is_some() {
         2
@@ -200,13 +199,11 @@ impl Job for WrapJob {
         wrapped_len(input.len(), self.opts.padding, self.lines).map(Buffer::Data)
     }
 
-    /// Encodes a slice's worth of input, `max_input` being plain encode's
-    /// (whole lines and 3-byte groups unless it is the end). `output` is the
-    /// whole output, exactly `wrapped_len` bytes. Inlined into the call,
-    /// as plain encode's.
+    /// Encodes about `max_input` bytes of input (whole lines and 3-byte
+    /// groups unless it is the end). `output` is the whole output, exactly
+    /// `wrapped_len` bytes. Inlined into the call, as plain encode's.
     #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let max_input = max_input / weight(self.lines);
         // The same on every step, which gets the same input.
         let whole_lines = whole_lines(self.lines, input.len()).filter(|_| self.on_lines);
         let unit = whole_lines.map_or(3, |(_, unit)| unit);
