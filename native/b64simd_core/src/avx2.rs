@@ -21,6 +21,8 @@
 
 use crate::options::{Alphabet, EncodeOptions, LineBreak, Lines};
 use crate::simd::encoded_len;
+#[cfg(target_arch = "x86_64")]
+use std::{arch::x86_64::*, hint::black_box};
 
 /// The 64 characters of RFC 4648 section 4 and of section 5, in value order.
 const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -208,8 +210,6 @@ unsafe fn line_rounds<const LENGTH: usize>(
     opts: EncodeOptions,
     line_break: LineBreak,
 ) -> (usize, usize) {
-    use std::arch::x86_64::*;
-    use std::hint::black_box;
     let length = LENGTH;
     let crlf = line_break == LineBreak::CrLf;
     let line_input = length / 4 * 3;
@@ -303,8 +303,6 @@ unsafe fn pairs_of_lines(
     multipliers: Multipliers,
     crlf: bool,
 ) -> usize {
-    use std::arch::x86_64::*;
-    use std::hint::black_box;
     const LENGTH: usize = 76;
     const LINE_INPUT: usize = 57;
     let stride = LENGTH + 1 + usize::from(crlf);
@@ -448,8 +446,6 @@ unsafe fn rounds<const STREAMING: bool>(
     output: &mut [u8],
     opts: EncodeOptions,
 ) -> (usize, usize) {
-    use std::arch::x86_64::*;
-    use std::hint::black_box;
     // Round r reads input[24r - 4 .. 24r + 28]; round 0, with nothing before
     // it, reads input[0..32] instead and moves it 4 bytes up. So input
     // shorter than 32 bytes gets no round, and `rounds` rounds need
@@ -535,7 +531,6 @@ unsafe fn rounds<const STREAMING: bool>(
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn half_rounds(input: &[u8], output: &mut [u8], opts: EncodeOptions) -> (usize, usize) {
-    use std::arch::x86_64::*;
     let len = input.len();
     if len < 16 {
         return (0, 0);
@@ -545,7 +540,7 @@ unsafe fn half_rounds(input: &[u8], output: &mut [u8], opts: EncodeOptions) -> (
     let src = input.as_ptr();
     let dst = output.as_mut_ptr();
     let constants = Constants::new(opts.alphabet);
-    let multipliers = std::hint::black_box(Multipliers::new());
+    let multipliers = black_box(Multipliers::new());
     let shuffle = _mm256_castsi256_si128(constants.shuffle);
     // SAFETY (every load and store below): the first round reads
     // input[0..16], the second (when whole > 24, so len >= 27)
@@ -576,8 +571,7 @@ unsafe fn half_rounds(input: &[u8], output: &mut [u8], opts: EncodeOptions) -> (
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn store<const STREAMING: bool>(at: *mut u8, characters: std::arch::x86_64::__m256i) {
-    use std::arch::x86_64::*;
+unsafe fn store<const STREAMING: bool>(at: *mut u8, characters: __m256i) {
     if STREAMING {
         _mm256_stream_si256(at.cast(), characters)
     } else {
@@ -593,8 +587,8 @@ unsafe fn store<const STREAMING: bool>(at: *mut u8, characters: std::arch::x86_6
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Multipliers {
-    first_third: std::arch::x86_64::__m256i,
-    second_fourth: std::arch::x86_64::__m256i,
+    first_third: __m256i,
+    second_fourth: __m256i,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -602,7 +596,6 @@ impl Multipliers {
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn new() -> Multipliers {
-        use std::arch::x86_64::*;
         Multipliers {
             // A high multiply by 2^6 and 2^10: the low 16-bit word right by
             // 10 bits, the high one by 6.
@@ -617,11 +610,11 @@ impl Multipliers {
 /// The other vectors a round works with.
 #[cfg(target_arch = "x86_64")]
 struct Constants {
-    shuffle: std::arch::x86_64::__m256i,
-    last_shuffle: std::arch::x86_64::__m256i,
-    odd_bytes: std::arch::x86_64::__m256i,
-    six_bits: std::arch::x86_64::__m256i,
-    offsets: std::arch::x86_64::__m256i,
+    shuffle: __m256i,
+    last_shuffle: __m256i,
+    odd_bytes: __m256i,
+    six_bits: __m256i,
+    offsets: __m256i,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -629,7 +622,6 @@ impl Constants {
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn new(alphabet: Alphabet) -> Constants {
-        use std::arch::x86_64::*;
         Constants {
             // Each 32-bit lane gets one group a, b, c as the bytes b, a, c,
             // b: its low 16-bit word holds a then b, its high word b then c.
@@ -670,12 +662,7 @@ impl Constants {
     /// at its bytes 4..16, the high lane's at 0..12).
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn round(
-        &self,
-        bytes: std::arch::x86_64::__m256i,
-        multipliers: Multipliers,
-    ) -> std::arch::x86_64::__m256i {
-        use std::arch::x86_64::*;
+    unsafe fn round(&self, bytes: __m256i, multipliers: Multipliers) -> __m256i {
         self.encode(_mm256_shuffle_epi8(bytes, self.shuffle), multipliers)
     }
 
@@ -683,12 +670,7 @@ impl Constants {
     /// (`encode` works lane by lane, so the low lane's are these).
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn encode128(
-        &self,
-        groups: std::arch::x86_64::__m128i,
-        multipliers: Multipliers,
-    ) -> std::arch::x86_64::__m128i {
-        use std::arch::x86_64::*;
+    unsafe fn encode128(&self, groups: __m128i, multipliers: Multipliers) -> __m128i {
         _mm256_castsi256_si128(self.encode(_mm256_zextsi128_si256(groups), multipliers))
     }
 
@@ -696,12 +678,7 @@ impl Constants {
     /// lane as `shuffle` leaves them.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn encode(
-        &self,
-        groups: std::arch::x86_64::__m256i,
-        multipliers: Multipliers,
-    ) -> std::arch::x86_64::__m256i {
-        use std::arch::x86_64::*;
+    unsafe fn encode(&self, groups: __m256i, multipliers: Multipliers) -> __m256i {
         // Each 6-bit value to the low bits of a byte of its own. The high
         // multiply gives a's high 6 bits in byte 0 (the low word right by
         // 10), b's low 6 bits then c's high 2 in byte 2 (the high word
