@@ -20,6 +20,7 @@
 //!   are `MissingPadding` when padding is required.
 
 use crate::budget::{self, Work};
+use crate::encode::step_len;
 use crate::error::DecodeError;
 use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, Kind, LetterCase};
@@ -44,16 +45,8 @@ fn encoding(alphabet: Base32Alphabet, case: LetterCase) -> &'static Encoding {
         [OnceLock::new(), OnceLock::new(), OnceLock::new()],
         [OnceLock::new(), OnceLock::new(), OnceLock::new()],
     ];
-    let (row, symbols) = match alphabet {
-        Base32Alphabet::Standard => (0, STANDARD),
-        Base32Alphabet::Hex => (1, HEX),
-    };
-    let column = match case {
-        LetterCase::Upper => 0,
-        LetterCase::Lower => 1,
-        LetterCase::Mixed => 2,
-    };
-    ENCODINGS[row][column].get_or_init(|| {
+    let symbols = [STANDARD, HEX][alphabet as usize];
+    ENCODINGS[alphabet as usize][case as usize].get_or_init(|| {
         let mut spec = Specification::new();
         spec.check_trailing_bits = false;
         if case == LetterCase::Lower {
@@ -126,15 +119,7 @@ static PAIRS: [[PairTable; 2]; 2] = [
 ];
 
 fn pairs(opts: Base32EncodeOptions) -> &'static PairTable {
-    let alphabet = match opts.alphabet {
-        Base32Alphabet::Standard => 0,
-        Base32Alphabet::Hex => 1,
-    };
-    let case = match opts.case {
-        LetterCase::Lower => 1,
-        _ => 0,
-    };
-    &PAIRS[alphabet][case]
+    &PAIRS[opts.alphabet as usize][usize::from(opts.case == LetterCase::Lower)]
 }
 
 /// The 8 characters of a 5-byte group.
@@ -205,12 +190,7 @@ impl Job for Base32EncodeJob {
     }
 
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let remaining = input.len() - self.in_pos;
-        let take = if remaining <= max_input.max(GROUP_BYTES) {
-            remaining
-        } else {
-            (max_input / GROUP_BYTES).max(1) * GROUP_BYTES
-        };
+        let take = step_len(input.len() - self.in_pos, max_input, GROUP_BYTES);
         let piece = &input[self.in_pos..self.in_pos + take];
         let len = encoded_len(take, false).expect("a piece's text fits the output");
         encode_unpadded(
@@ -229,10 +209,7 @@ impl Job for Base32EncodeJob {
     }
 
     fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Encode,
-            weight: budget::weight(Kind::Base32Encode),
-        }
+        Cost::new(Work::Encode, budget::weight(Kind::Base32Encode))
     }
 }
 
@@ -358,10 +335,7 @@ impl Job for Base32DecodeJob {
     }
 
     fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Decode,
-            weight: budget::weight(Kind::Base32Decode),
-        }
+        Cost::new(Work::Decode, budget::weight(Kind::Base32Decode))
     }
 }
 

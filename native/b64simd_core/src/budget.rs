@@ -95,19 +95,8 @@ pub fn calibrated_weight(kind: Kind) -> Option<usize> {
 /// each do their work on as many input bytes (cache-resident, as most calls
 /// are), and the weight is the ratio of their best times, rounded up.
 pub fn calibrate_weight(kind: Kind, mut run_kind: impl FnMut(), mut run_base64: impl FnMut()) {
-    let best = |run: &mut dyn FnMut()| {
-        run();
-        (0..5)
-            .map(|_| {
-                let start = Instant::now();
-                run();
-                start.elapsed()
-            })
-            .min()
-            .unwrap_or(Duration::ZERO)
-    };
-    let kind_time = best(&mut run_kind).as_nanos();
-    let base64_time = best(&mut run_base64).as_nanos().max(1);
+    let kind_time = best_time(5, &mut run_kind).as_nanos();
+    let base64_time = best_time(5, &mut run_base64).as_nanos().max(1);
     let weight = kind_time.div_ceil(base64_time).clamp(1, MAX_WEIGHT as u128) as usize;
     WEIGHTS[kind as usize].store(weight, Ordering::Relaxed);
 }
@@ -270,13 +259,8 @@ pub const CALIBRATION_MAX_BYTES: usize = 8 << 20;
 pub fn calibrate(work: Work, mut run: impl FnMut(usize)) {
     let mut sample = 256 * 1024;
     for _ in 0..2 {
-        run(sample); // warm up, and let simdutf pick its kernel
-        let mut best = Duration::MAX;
-        for _ in 0..3 {
-            let start = Instant::now();
-            run(sample);
-            best = best.min(start.elapsed());
-        }
+        // The warm-up lets simdutf pick its kernel.
+        let best = best_time(3, || run(sample));
         speed(work).store(
             per_timeslice(sample, best).max(MIN_SLICE_BYTES),
             Ordering::Relaxed,
@@ -285,6 +269,19 @@ pub fn calibrate(work: Work, mut run: impl FnMut(usize)) {
         // what lands on fresh memory.
         sample = bytes_per_timeslice(work).clamp(256 * 1024, CALIBRATION_MAX_BYTES);
     }
+}
+
+/// The shortest of `runs` timed runs after one to warm up.
+fn best_time(runs: usize, mut run: impl FnMut()) -> Duration {
+    run();
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            run();
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or(Duration::ZERO)
 }
 
 /// Input sizes of the two-point call-cost measurement: the fixed part
@@ -297,8 +294,7 @@ const CALL_COST_LARGE: usize = 16 * 1024;
 /// output) on the `len` input bytes at offset `at`, a multiple of
 /// `BIG_CALL_BYTES`, of a sample of `sample_len` bytes. Short calls read the
 /// sample's start, in cache; big calls walk all of it, more than the L2 of
-/// the CPUs we run on. Medians of batches, so one preemption of this shared
-/// machine's vCPU does not set the rate.
+/// the CPUs we run on (`median_ns`).
 pub fn calibrate_call_cost(work: Work, sample_len: usize, mut run: impl FnMut(usize, usize)) {
     median_ns(|| run(0, CALL_COST_LARGE)); // warm up
     let small = median_ns(|| run(0, CALL_COST_SMALL));

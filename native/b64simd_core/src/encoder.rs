@@ -6,9 +6,8 @@
 //!
 //! `B64SIMD_ENCODER` chooses instead: `simdutf` for simdutf's alone on
 //! every CPU, `avx2` for ours on any CPU with AVX2 (`auto`, or empty, for
-//! the default). Like
-//! `SIMDUTF_FORCE_IMPLEMENTATION`, it is read once per process; the NIF
-//! refuses to load on a value it cannot follow.
+//! the default). Like `SIMDUTF_FORCE_IMPLEMENTATION`, it is read once per
+//! process; the NIF refuses to load on a value it cannot follow.
 
 use crate::avx2::{self, Stores};
 use crate::options::{EncodeOptions, LineBreak, Lines};

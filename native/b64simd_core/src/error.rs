@@ -21,10 +21,7 @@ impl DecodeError {
     /// The same error with its offset moved `by` bytes on: found in the rest
     /// of an input after its first `by` bytes.
     pub fn shifted(self, by: usize) -> DecodeError {
-        match self.offset() {
-            Some(at) => self.with_offset(at + by),
-            None => self,
-        }
+        self.map_offset(|at| at + by)
     }
 
     /// The offset of the byte the error is at, if it is at one.
@@ -36,15 +33,15 @@ impl DecodeError {
         }
     }
 
-    /// The same error at another offset.
-    pub fn with_offset(self, at: usize) -> DecodeError {
+    /// The same error, its offset (if any) moved by `to`.
+    pub fn map_offset(self, to: impl FnOnce(usize) -> usize) -> DecodeError {
         use DecodeError::*;
         match self {
             MissingPadding => MissingPadding,
-            InvalidCharacter(_) => InvalidCharacter(at),
-            BadPadding(_) => BadPadding(at),
-            Incomplete(_) => Incomplete(at),
-            NonCanonical(_) => NonCanonical(at),
+            InvalidCharacter(at) => InvalidCharacter(to(at)),
+            BadPadding(at) => BadPadding(to(at)),
+            Incomplete(at) => Incomplete(to(at)),
+            NonCanonical(at) => NonCanonical(to(at)),
         }
     }
 }

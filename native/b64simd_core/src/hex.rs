@@ -59,10 +59,7 @@ impl Job for HexEncodeJob {
     }
 
     fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Encode,
-            weight: budget::weight(Kind::HexEncode),
-        }
+        Cost::new(Work::Encode, budget::weight(Kind::HexEncode))
     }
 }
 
@@ -136,35 +133,8 @@ impl Job for HexDecodeJob {
     }
 
     fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Decode,
-            weight: budget::weight(Kind::HexDecode),
-        }
+        Cost::new(Work::Decode, budget::weight(Kind::HexDecode))
     }
-}
-
-/// The kernel const-hex runs here, by its own dispatch rules: for the
-/// tests' record and the benchmarks' (const-hex says nothing itself).
-pub fn kernel() -> &'static str {
-    if cfg!(feature = "hex-generic") {
-        return "generic";
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return "avx2";
-        }
-        if std::arch::is_x86_feature_detected!("ssse3") {
-            return "ssse3 (encode), generic (decode)";
-        }
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        if std::arch::is_aarch64_feature_detected!("neon") {
-            return "neon";
-        }
-    }
-    "generic"
 }
 
 /// Whether `byte` is a digit of the alphabet `case` takes.
@@ -205,6 +175,30 @@ pub fn locate(text: &[u8], case: LetterCase) -> Option<DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel const-hex runs here, by its own dispatch rules: for the
+    /// tests' record and the benchmarks' (const-hex says nothing itself).
+    pub fn kernel() -> &'static str {
+        if cfg!(feature = "hex-generic") {
+            return "generic";
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return "avx2";
+            }
+            if std::arch::is_x86_feature_detected!("ssse3") {
+                return "ssse3 (encode), generic (decode)";
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if std::arch::is_aarch64_feature_detected!("neon") {
+                return "neon";
+            }
+        }
+        "generic"
+    }
     use crate::test_support::Rng;
 
     const CASES: [LetterCase; 3] = [LetterCase::Upper, LetterCase::Lower, LetterCase::Mixed];

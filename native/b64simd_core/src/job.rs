@@ -46,6 +46,12 @@ pub struct Cost {
     pub weight: usize,
 }
 
+impl Cost {
+    pub const fn new(work: Work, weight: usize) -> Cost {
+        Cost { work, weight }
+    }
+}
+
 /// The buffer a job writes into, allocated before its first step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Buffer {

@@ -76,7 +76,7 @@ pub enum Refusal {
 
 /// The kernel simdutf will use in this process, or why it must not be used.
 pub fn active() -> Result<&'static str, Refusal> {
-    let name = resolve(std::env::var(FORCE_VARIABLE).ok().as_deref())?;
+    let name = resolve_among(std::env::var(FORCE_VARIABLE).ok().as_deref(), kernels())?;
     if simdutf_runs_a_kernel() {
         Ok(name)
     } else {
@@ -98,11 +98,8 @@ fn simdutf_runs_a_kernel() -> bool {
     written == 4 && &output == b"AA=="
 }
 
-fn resolve(forced: Option<&str>) -> Result<&'static str, Refusal> {
-    resolve_among(forced, kernels())
-}
-
-/// `resolve` on a CPU that can run the kernels marked true in `kernels`.
+/// The kernel a forced name (if any) resolves to, on a CPU that can run
+/// the kernels marked true in `kernels`.
 fn resolve_among(
     forced: Option<&str>,
     kernels: Vec<(&'static str, bool)>,
@@ -132,10 +129,10 @@ mod tests {
     fn the_list_matches_the_architecture() {
         if cfg!(target_arch = "aarch64") {
             assert_eq!(supported(), ["arm64"]);
-            assert!(resolve(Some("fallback")).is_err());
+            assert!(resolve_among(Some("fallback"), kernels()).is_err());
         } else {
             assert_eq!(supported().last(), Some(&"fallback"));
-            assert_eq!(resolve(Some("fallback")), Ok("fallback"));
+            assert_eq!(resolve_among(Some("fallback"), kernels()), Ok("fallback"));
         }
     }
 
@@ -152,7 +149,7 @@ mod tests {
         let known: Vec<_> = kernels().into_iter().map(|(name, _)| name).collect();
         for name in ["pentium", ""] {
             assert_eq!(
-                resolve(Some(name)),
+                resolve_among(Some(name), kernels()),
                 Err(Refusal::Unknown {
                     name: name.to_owned(),
                     known: known.clone()
@@ -183,6 +180,6 @@ mod tests {
 
     #[test]
     fn default_is_the_best_supported() {
-        assert_eq!(resolve(None), Ok(supported()[0]));
+        assert_eq!(resolve_among(None, kernels()), Ok(supported()[0]));
     }
 }

@@ -54,17 +54,15 @@ pub const fn class_table(alphabet: Alphabet) -> [u8; 256] {
     table
 }
 
-static STANDARD_CLASSES: [u8; 256] = class_table(Alphabet::Standard);
-static URLSAFE_CLASSES: [u8; 256] = class_table(Alphabet::UrlSafe);
-static ANY_CLASSES: [u8; 256] = class_table(Alphabet::Any);
+static CLASSES: [[u8; 256]; 3] = [
+    class_table(Alphabet::Standard),
+    class_table(Alphabet::UrlSafe),
+    class_table(Alphabet::Any),
+];
 
 /// The class table of an alphabet; see `is_sextet_class`.
 pub fn class_table_for(alphabet: Alphabet) -> &'static [u8; 256] {
-    match alphabet {
-        Alphabet::Standard => &STANDARD_CLASSES,
-        Alphabet::UrlSafe => &URLSAFE_CLASSES,
-        Alphabet::Any => &ANY_CLASSES,
-    }
+    &CLASSES[alphabet as usize]
 }
 
 /// Whether a class-table entry is an alphabet character (a sextet value).
@@ -75,7 +73,7 @@ pub const fn is_sextet_class(class: u8) -> bool {
 
 /// The sextet value of a character of either alphabet.
 pub fn sextet(byte: u8) -> Option<u8> {
-    let class = ANY_CLASSES[byte as usize];
+    let class = CLASSES[Alphabet::Any as usize][byte as usize];
     is_sextet_class(class).then_some(class)
 }
 

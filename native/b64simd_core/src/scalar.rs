@@ -28,25 +28,6 @@ use crate::error::DecodeError;
 use crate::options::DecodeOptions;
 use crate::rules::{class_table_for, pads_allowed, INVALID, PAD, WHITESPACE};
 
-/// What one input byte is, for a given alphabet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Class {
-    Sextet(u8),
-    Pad,
-    Whitespace,
-    Invalid,
-}
-
-#[inline]
-fn classify_in(table: &[u8; 256], byte: u8) -> Class {
-    match table[byte as usize] {
-        PAD => Class::Pad,
-        WHITESPACE => Class::Whitespace,
-        INVALID => Class::Invalid,
-        value => Class::Sextet(value),
-    }
-}
-
 /// The scalar decoder's state between two pieces of input, so that a long
 /// input can be read in time-budgeted slices (the decode job's error path).
 #[derive(Clone, Debug)]
@@ -86,8 +67,17 @@ impl Decoder {
         let table = class_table_for(self.opts.alphabet);
         for (index, &byte) in piece.iter().enumerate() {
             let at = offset + index;
-            match classify_in(table, byte) {
-                Class::Sextet(value) => {
+            match table[byte as usize] {
+                PAD => {
+                    self.first_pad.get_or_insert(at);
+                    self.pads += 1;
+                    if self.pads > pads_allowed(self.significant) {
+                        return Err(DecodeError::BadPadding(at));
+                    }
+                }
+                WHITESPACE if !self.opts.reject_whitespace => {}
+                WHITESPACE | INVALID => return Err(DecodeError::InvalidCharacter(at)),
+                value => {
                     if let Some(pad_offset) = self.first_pad {
                         return Err(DecodeError::BadPadding(pad_offset));
                     }
@@ -102,17 +92,6 @@ impl Decoder {
                         self.written += 3;
                         self.quantum = 0;
                     }
-                }
-                Class::Pad => {
-                    self.first_pad.get_or_insert(at);
-                    self.pads += 1;
-                    if self.pads > pads_allowed(self.significant) {
-                        return Err(DecodeError::BadPadding(at));
-                    }
-                }
-                Class::Whitespace if !self.opts.reject_whitespace => {}
-                Class::Whitespace | Class::Invalid => {
-                    return Err(DecodeError::InvalidCharacter(at))
                 }
             }
         }

@@ -14,9 +14,6 @@ thread_local! {
     /// Plain bytes, so no thread-exit destructor points into this library
     /// after the NIF module is purged.
     static SCRATCH: RefCell<[u8; SCRATCH_BYTES]> = const { RefCell::new([0; SCRATCH_BYTES]) };
-}
-
-thread_local! {
     /// The line path's own buffer: `is_valid` decodes what it gathers into
     /// the first one.
     static LINE_SCRATCH: RefCell<[u8; SCRATCH_BYTES]> = const { RefCell::new([0; SCRATCH_BYTES]) };

@@ -115,10 +115,9 @@ pub fn encode_lines_into(
 /// for multiples of 64); `vzeroupper` is missing on those paths. Until
 /// something clears them, every legacy SSE instruction after it, in the
 /// BEAM and in our own Rust, runs slower, short calls most of all
-/// (`bench/README.md`, "Small calls", has the figures). So every
-/// simdutf call that can run it is followed
-/// by `clear_upper_state`. Minimal reproduction, on an x86-64 CPU whose
-/// best kernel is haswell:
+/// (`bench/README.md`, "Small calls", has the figures). So every simdutf
+/// call that can run it is followed by `clear_upper_state`. Minimal
+/// reproduction, on an x86-64 CPU whose best kernel is haswell:
 ///
 ///   `simdutf::binary_to_base64` of 32 bytes, or `base64_to_binary` of 100
 ///   characters, then `xgetbv(1)` (XINUSE): expected bit 2 (AVX state)

@@ -72,9 +72,10 @@ pub fn shape_of(input: &[u8]) -> Option<LineShape> {
 
 /// Decodes the lines at the start of `input` that have `shape`, about
 /// `max_input` bytes of them (whole blocks), into `output` (room for 3
-/// bytes per 4 characters). It stops before the last line of the input, at
-/// the first line of another shape, and before a block that is not all
-/// alphabet in whole quanta; `consumed` is 0 if the first block is not.
+/// bytes per 4 characters, or `BLOCK_OUTPUT` at least). It stops before the
+/// last line of the input, at the first line of another shape, and before a
+/// block that is not all alphabet in whole quanta; `consumed` is 0 if the
+/// first block is not.
 pub fn decode_lines(
     input: &[u8],
     shape: LineShape,
@@ -86,14 +87,18 @@ pub fn decode_lines(
         consumed: 0,
         written: 0,
     };
-    while done.consumed < max_input {
-        let rest = &input[done.consumed..];
-        let Some(block) = decode_block(rest, shape, alphabet, &mut output[done.written..]) else {
-            break;
-        };
-        done.consumed += block.consumed;
-        done.written += block.written;
-    }
+    with_line_scratch(|chars| {
+        while done.consumed < max_input {
+            let rest = &input[done.consumed..];
+            let (consumed, gathered) = gather(rest, shape, &mut chars[..BLOCK_CHARS]);
+            let room = &mut output[done.written..];
+            if consumed == 0 || !decodes_whole(&chars[..gathered], alphabet, room) {
+                break;
+            }
+            done.consumed += consumed;
+            done.written += gathered / 4 * 3;
+        }
+    });
     done
 }
 
@@ -115,25 +120,6 @@ pub fn decode_some_lines(
 /// at most `BLOCK_OUTPUT` bytes.
 const BLOCK_CHARS: usize = 16 * 1024;
 pub const BLOCK_OUTPUT: usize = BLOCK_CHARS / 4 * 3;
-
-/// Decodes one block of lines as `decode_lines` does, into `output` (at
-/// least `BLOCK_OUTPUT` bytes, or 3 per 4 characters of `input`); `None`
-/// where `decode_lines` would stop.
-pub fn decode_block(
-    input: &[u8],
-    shape: LineShape,
-    alphabet: Alphabet,
-    output: &mut [u8],
-) -> Option<Window> {
-    with_line_scratch(|chars| {
-        let (consumed, gathered) = gather(input, shape, &mut chars[..BLOCK_CHARS]);
-        let whole = consumed > 0 && decodes_whole(&chars[..gathered], alphabet, output);
-        whole.then_some(Window {
-            consumed,
-            written: gathered / 4 * 3,
-        })
-    })
-}
 
 /// Copies the characters of as many lines of `shape` at the start of
 /// `input` as fit into `chars`; returns the input bytes they and their

@@ -153,10 +153,7 @@ impl Job for MimeJob {
     }
 
     fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Decode,
-            weight: FILTER_COST,
-        }
+        Cost::new(Work::Decode, FILTER_COST)
     }
 }
 
@@ -231,8 +228,7 @@ fn lenient(alphabet: Alphabet) -> DecodeOptions {
     DecodeOptions {
         alphabet,
         padding_required: false,
-        reject_whitespace: false,
-        canonical: false,
+        ..DecodeOptions::DEFAULT
     }
 }
 

@@ -289,11 +289,9 @@ impl DecodeJob {
         }
         let (ok, window) = if self.takes_whole_rest(rest, room.len(), budget) {
             let result = simd::decode_loose(rest, self.opts.alphabet, room);
-            let window = Window {
-                consumed: rest.len(),
-                written: result.count,
-            };
-            (result.error == ErrorCode::Success, window)
+            let (consumed, written) = (rest.len(), result.count);
+            let ok = result.error == ErrorCode::Success;
+            (ok, Window { consumed, written })
         } else {
             let window = room.len().min((budget / 4).max(1) * 3);
             let loose = LastChunkHandlingOptions::Loose;
@@ -303,11 +301,8 @@ impl DecodeJob {
                 result.error,
                 ErrorCode::Success | ErrorCode::OutputBufferTooSmall
             );
-            let window = Window {
-                consumed: result.count,
-                written,
-            };
-            (ok, window)
+            let consumed = result.count;
+            (ok, Window { consumed, written })
         };
         let finished = window.consumed == rest.len();
         // A window that is not the last must end on a whole quantum:
@@ -387,48 +382,7 @@ impl DecodeJob {
         }
         self.done(self.decoded)
     }
-}
 
-impl Job for DecodeJob {
-    /// A decode's: `simd::decoded_len_bound` of the text it reads (the
-    /// `input` it was made for), exact for text without whitespace inside
-    /// it; a validation's: `VALIDATION_SCRATCH`.
-    #[inline(always)]
-    fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
-        Some(match self.discard {
-            true => Buffer::Scratch(VALIDATION_SCRATCH),
-            false => Buffer::Data(self.bound),
-        })
-    }
-
-    /// Decodes about `max_input` more input bytes. The short path is tried
-    /// here, inlined into the caller, and the other stages out of line: a
-    /// short input's call is mostly fixed costs.
-    #[inline(always)]
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        if let Stage::Start = self.stage {
-            let text = &input[..self.end];
-            if let Some(step) = self.short(text, output, max_input) {
-                return step;
-            }
-            self.stage = if self.opts.reject_whitespace || text.len() < lines::MIN_INPUT {
-                Stage::Unbroken
-            } else {
-                Stage::Lines
-            };
-        }
-        self.stages(input, output, max_input)
-    }
-
-    fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Decode,
-            weight: self.weight,
-        }
-    }
-}
-
-impl DecodeJob {
     /// Every stage after the short path's.
     #[inline(never)]
     fn stages(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
@@ -465,6 +419,42 @@ impl DecodeJob {
             }
         }
         self.finish(text)
+    }
+}
+
+impl Job for DecodeJob {
+    /// A decode's: `simd::decoded_len_bound` of the text it reads (the
+    /// `input` it was made for), exact for text without whitespace inside
+    /// it; a validation's: `VALIDATION_SCRATCH`.
+    #[inline(always)]
+    fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
+        Some(match self.discard {
+            true => Buffer::Scratch(VALIDATION_SCRATCH),
+            false => Buffer::Data(self.bound),
+        })
+    }
+
+    /// Decodes about `max_input` more input bytes. The short path is tried
+    /// here, inlined into the caller, and the other stages out of line: a
+    /// short input's call is mostly fixed costs.
+    #[inline(always)]
+    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+        if let Stage::Start = self.stage {
+            let text = &input[..self.end];
+            if let Some(step) = self.short(text, output, max_input) {
+                return step;
+            }
+            self.stage = if self.opts.reject_whitespace || text.len() < lines::MIN_INPUT {
+                Stage::Unbroken
+            } else {
+                Stage::Lines
+            };
+        }
+        self.stages(input, output, max_input)
+    }
+
+    fn cost(&self) -> Cost {
+        Cost::new(Work::Decode, self.weight)
     }
 }
 

@@ -63,26 +63,15 @@ const fn quantum_tables(alphabet: Alphabet) -> QuantumTables {
     tables
 }
 
-static STANDARD_QUANTA: QuantumTables = quantum_tables(Alphabet::Standard);
-static URLSAFE_QUANTA: QuantumTables = quantum_tables(Alphabet::UrlSafe);
-static ANY_QUANTA: QuantumTables = quantum_tables(Alphabet::Any);
+static QUANTA: [QuantumTables; 3] = [
+    quantum_tables(Alphabet::Standard),
+    quantum_tables(Alphabet::UrlSafe),
+    quantum_tables(Alphabet::Any),
+];
 
-fn quantum_tables_for(alphabet: Alphabet) -> &'static QuantumTables {
-    match alphabet {
-        Alphabet::Standard => &STANDARD_QUANTA,
-        Alphabet::UrlSafe => &URLSAFE_QUANTA,
-        Alphabet::Any => &ANY_QUANTA,
-    }
-}
-
-/// Short input of the common shape, decoded by table lookups: whole quanta
-/// of the alphabet, the last one possibly ending in `=` or `==`, or, when
-/// padding is optional, cut to 2 or 3 characters (unpadded urlsafe text,
-/// which simdutf decodes on its slow short path). `None` for anything else
-/// (whitespace, other bytes, a dangling character, missing padding that is
-/// required, non-zero unused bits under `canonical`); simdutf and the
-/// scalar decoder then decide, so this path only ever returns what they
-/// would.
+/// Short input of the common shape (the module's), decoded by table lookups;
+/// `None` for anything else (whitespace, other bytes, a dangling character,
+/// missing padding that is required, non-zero unused bits under `canonical`).
 fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<usize> {
     let last_len = match input.len() % 4 {
         0 => 4,
@@ -97,7 +86,7 @@ fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
     // a valid input's buffer has `written + 1` bytes (anything else is left
     // to the other paths).
     let out = output.get_mut(..written + 1)?;
-    let [first, second, third, fourth] = quantum_tables_for(opts.alphabet);
+    let [first, second, third, fourth] = &QUANTA[opts.alphabet as usize];
     let mut body_bits = 0;
     for (i, quantum) in body.chunks_exact(4).enumerate() {
         let bits = first[quantum[0] as usize]
@@ -114,7 +103,6 @@ fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
     // so one OR of everything read tells whether all were sextets.
     let classes = class_table_for(opts.alphabet);
     let value = |byte: u8| u32::from(classes[byte as usize]);
-    let mut seen = 0;
     // The last quantum's third and fourth sextets, and the bytes it holds.
     let (c, d, bytes) = match *last {
         [_, _] | [_, _, b'=', b'='] => (0, 0, 1),
@@ -123,8 +111,7 @@ fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
         _ => return None,
     };
     let (a, b) = (value(last[0]), value(last[1]));
-    seen |= a | b | c | d;
-    if seen >= 64 {
+    if a | b | c | d >= 64 {
         return None;
     }
     let unused_bits = match bytes {

@@ -35,7 +35,7 @@ impl EncodeJob {
 
 /// How much of the `remaining` input a step of about `max_input` bytes
 /// takes: all of it if it fits, else whole `unit`s, at least one.
-fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize {
+pub(crate) fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize {
     if remaining <= max_input.max(unit) {
         remaining
     } else {
@@ -79,10 +79,7 @@ impl Job for EncodeJob {
     }
 
     fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Encode,
-            weight: 1,
-        }
+        Cost::new(Work::Encode, 1)
     }
 }
 

@@ -218,10 +218,7 @@ impl Job for WrapJob {
     }
 
     fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Encode,
-            weight: weight(self.lines),
-        }
+        Cost::new(Work::Encode, weight(self.lines))
     }
 }
 

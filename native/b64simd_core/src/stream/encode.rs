@@ -16,8 +16,6 @@ use crate::simd::encoded_len;
 
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;
-/// The longest state: two bytes carried.
-pub const MAX_STATE_LEN: usize = HEADER + 2;
 
 /// An encoding stream between two pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,7 +114,7 @@ impl EncodeStream {
             stream: *self,
             next,
             data_len,
-            empty: len == 0,
+            len,
             inner: None,
         }
     }
@@ -132,7 +130,8 @@ pub struct EncodePiece {
     next: Option<EncodeStream>,
     /// Bytes of the piece it encodes.
     data_len: usize,
-    empty: bool,
+    /// Input bytes it encodes, the carry's included.
+    len: usize,
     /// Once the shared group is encoded: the job over the rest.
     inner: Option<Inner>,
 }
@@ -144,7 +143,6 @@ enum Inner {
 }
 
 impl EncodePiece {
-    /// The stream after this piece, `None` if it is the stream's end.
     pub fn next(&self) -> Option<&EncodeStream> {
         self.next.as_ref()
     }
@@ -183,16 +181,12 @@ impl EncodePiece {
 impl Job for EncodePiece {
     /// The encoding of the carry's bytes and the piece's it takes.
     fn buffer(&self, _piece: &[u8]) -> Option<Buffer> {
-        let len = match self.empty {
-            true => 0,
-            false => self.stream.carry_len + self.data_len,
-        };
-        self.stream.output_len(len).map(Buffer::Data)
+        self.stream.output_len(self.len).map(Buffer::Data)
     }
 
     /// `piece` is the stream's piece (none at its end).
     fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        if self.empty {
+        if self.len == 0 {
             return Step::Done(0);
         }
         if self.inner.is_none() {

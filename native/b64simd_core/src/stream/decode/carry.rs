@@ -88,10 +88,7 @@ impl Carry {
     /// `error`, found at an offset into the carry followed by a piece, at
     /// its stream offset.
     pub fn in_stream(&self, error: DecodeError) -> DecodeError {
-        match error.offset() {
-            Some(at) => error.with_offset(self.stream_offset(at)),
-            None => error,
-        }
+        error.map_offset(|at| self.stream_offset(at))
     }
 
     /// The size of the state that carries `kept` bytes.

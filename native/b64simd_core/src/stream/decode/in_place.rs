@@ -15,17 +15,14 @@
 
 use super::carry::MAX_CARRY;
 use crate::decode::{decode_whole_quanta, lines, DecodeJob};
-use crate::job::{Job, Step};
 use crate::options::DecodeOptions;
 use crate::simd::{maximal_decoded_len, Window};
 use std::ops::Range;
 
 /// The bytes of `carry ++ piece` (offsets into the two, `carry_len` and
 /// `piece_len` long) that the stream carries on once their first `consumed`
-/// are decoded; `None` when they are more than `MAX_CARRY` (a piece ending
-/// in a long run of whitespace or `=`): the piece is then decoded joined
-/// to the carry, which carries at most a quantum's characters and its `=`,
-/// so no state grows with such a run.
+/// are decoded; `None` when they are more than `MAX_CARRY`, whose doc says
+/// what happens then.
 pub fn left_over(carry_len: usize, piece_len: usize, consumed: usize) -> Option<Range<usize>> {
     let kept = consumed..carry_len + piece_len;
     (kept.len() <= MAX_CARRY).then_some(kept)
@@ -35,11 +32,13 @@ pub fn left_over(carry_len: usize, piece_len: usize, consumed: usize) -> Option<
 /// its quantum unless whitespace gets in the way.
 const HEAD_PIECE: usize = 64;
 
-/// What the head told: all of `carry ++ piece` is done, or a job goes on
-/// in the piece.
+/// What the head told: all of `carry ++ piece` is done, or the decode
+/// engine's whole quanta (`DecodeJob::whole_quanta`) go on in the piece:
+/// `Done(written)` once they are decoded, `Failed(_)` when something is
+/// unusual (its reason means nothing: the piece is then decoded joined).
 pub enum Start {
     Finished(Window),
-    Job(InPlaceJob),
+    Job(DecodeJob),
 }
 
 /// Decodes the head into `output`, which holds `maximal_decoded_len` of
@@ -59,10 +58,9 @@ pub fn start(
     max_input: usize,
 ) -> Option<Start> {
     let job_at = |in_piece, written| {
-        Some(Start::Job(InPlaceJob {
-            carry_len: carry.len(),
-            decode: DecodeJob::whole_quanta(piece, opts, in_piece, written),
-        }))
+        Some(Start::Job(DecodeJob::whole_quanta(
+            piece, opts, in_piece, written,
+        )))
     };
     // A break this far in leaves room for the 3 characters the carry may
     // need; one closer is passed over.
@@ -102,32 +100,10 @@ pub fn start(
     }
 }
 
-/// The rest of the piece, in steps: the decode engine's whole quanta
-/// (`DecodeJob::whole_quanta`) over the piece.
-#[derive(Clone, Debug)]
-pub struct InPlaceJob {
-    carry_len: usize,
-    decode: DecodeJob,
-}
-
-impl InPlaceJob {
-    /// Bytes of `carry ++ piece` consumed so far: where the whole quanta end
-    /// once the job is done.
-    pub fn consumed(&self) -> usize {
-        self.carry_len + self.decode.position().0
-    }
-
-    /// Decodes about `max_input` more bytes of `piece`. `Done(written)` when
-    /// the whole quanta are decoded; `Failed(_)` when something is unusual
-    /// (its reason means nothing: the piece is then decoded joined).
-    pub fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        self.decode.step(piece, output, max_input)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::{Job, Step};
     use crate::options::Alphabet;
     use crate::test_support::encode_to_vec;
     use crate::test_support::{scalar_decode_to_vec, Rng};
@@ -147,7 +123,9 @@ mod tests {
         for _ in 0..piece.len() + 2 {
             match job.step(piece, &mut out, max_input) {
                 Step::More => continue,
-                Step::Done(written) => return Some((out[..written].to_vec(), job.consumed())),
+                Step::Done(written) => {
+                    return Some((out[..written].to_vec(), carry.len() + job.position().0))
+                }
                 Step::Failed(_) => return None,
             }
         }

@@ -6,15 +6,16 @@
 //! The buffer is read as its body, which ends with a byte that is neither
 //! whitespace nor `=`, and its tail of such bytes. The body goes through the
 //! decode engine (`DecodeJob`) with padding optional and canonical off, the
-//! stream's end-of-input rules being for its end, so its
-//! errors are the whole stream's too, at the same offsets: a `=` in the
-//! body is followed by a character or an invalid byte, which fails at once,
-//! so only a clean body without `=` reaches the end-of-input rules, where
-//! the only one that can fail is a dangling character (`incomplete`), which
-//! is no error mid-stream. The tail is then read as the one-shot decoder
-//! scans it: `=` only after 2 or 3 characters of a quantum and no more
-//! than completes it, whitespace only when skipped.
+//! stream's end-of-input rules being for its end, so its errors are the
+//! whole stream's too, at the same offsets: a `=` in the body is followed
+//! by a character or an invalid byte, which fails at once, so only a clean
+//! body without `=` reaches the end-of-input rules, where the only one that
+//! can fail is a dangling character (`incomplete`), no error mid-stream.
+//! The tail is then read as the one-shot decoder scans it: `=` only after
+//! 2 or 3 characters of a quantum and no more than completes it,
+//! whitespace only when skipped.
 
+use super::mid_stream;
 use crate::decode::DecodeJob;
 use crate::error::DecodeError;
 use crate::job::{Job, Step};
@@ -48,7 +49,7 @@ impl JoinedJob {
         let body_len = joined.len() - tail;
         JoinedJob {
             opts,
-            decode: body_decoder(&joined[..body_len], opts),
+            decode: DecodeJob::new(&joined[..body_len], mid_stream(opts)),
             joined,
             body_len,
             dangling: None,
@@ -79,7 +80,7 @@ impl JoinedJob {
             Step::Failed(DecodeError::Incomplete(last)) if self.dangling.is_none() => {
                 // One character left over: the whole quanta end before it.
                 self.dangling = Some(last);
-                self.decode = body_decoder(&self.joined[..last], self.opts);
+                self.decode = DecodeJob::new(&self.joined[..last], mid_stream(self.opts));
                 return Step::More;
             }
             Step::Failed(error) => return Step::Failed(error),
@@ -117,17 +118,6 @@ impl JoinedJob {
         self.kept = chars;
         Ok(())
     }
-}
-
-/// The decode of the body: the stream's options with padding optional and
-/// canonical off, the end-of-input rules being for the stream's end.
-fn body_decoder(body: &[u8], opts: DecodeOptions) -> DecodeJob {
-    let opts = DecodeOptions {
-        padding_required: false,
-        canonical: false,
-        ..opts
-    };
-    DecodeJob::new(body, opts)
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use crate::decode::DecodeJob;
 use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::DecodeOptions;
 use crate::simd::maximal_decoded_len;
-use in_place::{InPlaceJob, Start};
+use in_place::Start;
 use joined::JoinedJob;
 use std::ops::Range;
 
@@ -40,7 +40,7 @@ pub struct DecodePiece {
 #[derive(Clone, Debug)]
 enum Phase {
     Begin,
-    InPlace(InPlaceJob),
+    InPlace(DecodeJob),
     Joined(Box<JoinedJob>),
     /// Done: the bytes of the carry followed by the piece to carry on.
     Kept(Kept),
@@ -90,15 +90,6 @@ impl DecodePiece {
         }
     }
 
-    /// The piece's options: the stream's, with the end-of-input rules off.
-    fn piece_options(&self) -> DecodeOptions {
-        DecodeOptions {
-            padding_required: false,
-            canonical: false,
-            ..self.carry.options()
-        }
-    }
-
     /// The in-place decode is done: the first `consumed` bytes of the carry
     /// and the piece decoded to `written`. What follows is carried, unless
     /// it is too long to.
@@ -133,7 +124,7 @@ impl Job for DecodePiece {
     fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
         match &mut self.phase {
             Phase::Begin => {
-                let opts = self.piece_options();
+                let opts = mid_stream(self.carry.options());
                 let carry = self.carry.bytes();
                 match in_place::start(carry, piece, opts, output, max_input) {
                     None => self.join(piece),
@@ -149,7 +140,7 @@ impl Job for DecodePiece {
             Phase::InPlace(job) => match job.step(piece, output, max_input) {
                 Step::More => Step::More,
                 Step::Done(written) => {
-                    let consumed = job.consumed();
+                    let consumed = self.carry.bytes().len() + job.position().0;
                     self.in_place_done(piece, written, consumed)
                 }
                 Step::Failed(_) => self.join(piece),
@@ -171,10 +162,17 @@ impl Job for DecodePiece {
     }
 
     fn cost(&self) -> Cost {
-        Cost {
-            work: Work::Decode,
-            weight: self.weight,
-        }
+        Cost::new(Work::Decode, self.weight)
+    }
+}
+
+/// The stream's options as a piece (or the body of one joined to the
+/// carry) is decoded: the end-of-input rules off, being for the stream's end.
+fn mid_stream(opts: DecodeOptions) -> DecodeOptions {
+    DecodeOptions {
+        padding_required: false,
+        canonical: false,
+        ..opts
     }
 }
 
