@@ -383,7 +383,8 @@ fn fit_call_cost(small_ns: u64, large_ns: u64) -> (usize, usize) {
 }
 
 /// The calibrated call cost: fixed nanoseconds, and picoseconds per byte
-/// of a call and of a big call.
+/// of a call and of a big call (test hook, `hooks` builds only).
+#[cfg(feature = "hooks")]
 pub fn call_cost_of(work: Work) -> (usize, usize, usize) {
     let cost = call_cost(work);
     (
