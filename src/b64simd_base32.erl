@@ -120,8 +120,8 @@ is_valid(Base32, Options) ->
 
 %% @doc Says what a reason (raised by this module, or returned by
 %% {@link try_decode/2}) means: `format_error(missing_padding)' says that
-%% the last group of 8 characters has no `=' padding, and which option
-%% makes it optional.
+%% the `=' padding is missing at the end, and which option accepts
+%% unpadded input.
 -spec format_error(Reason) -> Message when
       Reason :: reason() | badarg,
       Message :: string().

@@ -25,8 +25,9 @@ use std::time::{Duration, Instant};
 /// neighbours' timers later than `base64` does (`bench/README.md`).
 pub const TIMESLICE: Duration = Duration::from_micros(40);
 
-/// A slice is a loop of steps of this many input bytes, with a look at the
-/// clock after each, so a slice overruns by at most one step, a few
+/// A slice is a loop of steps of this many bytes of Base64 work (input
+/// bytes divided by the job's weight: `engine::run_slice`), with a look at
+/// the clock after each, so a slice overruns by at most one step, a few
 /// microseconds on a SIMD kernel. Smaller steps cost sliced decode
 /// throughput (each bounded-output simdutf call has a fixed cost).
 pub const STEP_BYTES: usize = 128 * 1024;

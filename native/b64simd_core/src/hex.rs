@@ -175,10 +175,11 @@ pub fn locate(text: &[u8], case: LetterCase) -> Option<DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Rng;
 
     /// The kernel const-hex runs here, by its own dispatch rules: for the
-    /// tests' record and the benchmarks' (const-hex says nothing itself).
-    pub fn kernel() -> &'static str {
+    /// tests' record (const-hex says nothing itself).
+    fn kernel() -> &'static str {
         if cfg!(feature = "hex-generic") {
             return "generic";
         }
@@ -199,7 +200,6 @@ mod tests {
         }
         "generic"
     }
-    use crate::test_support::Rng;
 
     const CASES: [LetterCase; 3] = [LetterCase::Upper, LetterCase::Lower, LetterCase::Mixed];
 

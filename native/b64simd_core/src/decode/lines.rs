@@ -72,10 +72,11 @@ pub fn shape_of(input: &[u8]) -> Option<LineShape> {
 
 /// Decodes the lines at the start of `input` that have `shape`, about
 /// `max_input` bytes of them (whole blocks), into `output` (room for 3
-/// bytes per 4 characters, or `BLOCK_OUTPUT` at least). It stops before the
-/// last line of the input, at the first line of another shape, and before a
-/// block that is not all alphabet in whole quanta; `consumed` is 0 if the
-/// first block is not.
+/// bytes per 4 characters, or `BLOCK_OUTPUT` at least: it stops at the
+/// first block that does not fit). It also stops before the last line of
+/// the input, at the first line of another shape, and before a block that
+/// is not all alphabet in whole quanta; `consumed` is 0 if the first block
+/// is not.
 pub fn decode_lines(
     input: &[u8],
     shape: LineShape,
