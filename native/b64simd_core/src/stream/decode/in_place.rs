@@ -41,12 +41,6 @@ pub enum Start {
     Job(DecodeJob),
 }
 
-/// Bytes of `carry ++ piece` that the job of `Start::Job` consumed once it
-/// is done: where its whole quanta end, its position being in the piece.
-pub fn consumed(carry: &[u8], job: &DecodeJob) -> usize {
-    carry.len() + job.position().0
-}
-
 /// Decodes the head into `output`, which holds `maximal_decoded_len` of
 /// carry and piece; the job, if any, is stepped `max_input` bytes at a
 /// time. The head is the carry and the piece up to its first line break,
@@ -130,7 +124,7 @@ mod tests {
             match job.step(piece, &mut out, max_input) {
                 Step::More => continue,
                 Step::Done(written) => {
-                    return Some((out[..written].to_vec(), consumed(carry, &job)))
+                    return Some((out[..written].to_vec(), carry.len() + job.position().0))
                 }
                 Step::Failed(_) => return None,
             }

@@ -140,7 +140,7 @@ impl Job for DecodePiece {
             Phase::InPlace(job) => match job.step(piece, output, max_input) {
                 Step::More => Step::More,
                 Step::Done(written) => {
-                    let consumed = in_place::consumed(self.carry.bytes(), job);
+                    let consumed = self.carry.bytes().len() + job.position().0;
                     self.in_place_done(piece, written, consumed)
                 }
                 Step::Failed(_) => self.join(piece),
