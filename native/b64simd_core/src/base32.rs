@@ -20,8 +20,9 @@
 //!   are `MissingPadding` when padding is required.
 
 use crate::budget::{self, Work};
+use crate::encode::step_len;
 use crate::error::DecodeError;
-use crate::job::{step_len, Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, Kind, LetterCase};
 use data_encoding::{Encoding, Specification};
 use std::sync::OnceLock;

@@ -15,7 +15,7 @@
 
 use crate::budget::{self, Work};
 use crate::error::DecodeError;
-use crate::job::{step_len, Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{HexDecodeOptions, HexEncodeOptions, Kind, LetterCase};
 
 /// Encode: every step whole bytes, written at twice their offset.
@@ -45,7 +45,7 @@ impl Job for HexEncodeJob {
     /// characters. On memory the system has not touched yet, writing the
     /// output is most of a step's time, and a step cannot be interrupted.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
-        let take = step_len(input.len() - self.in_pos, max_input / 2, 1);
+        let take = (input.len() - self.in_pos).min((max_input / 2).max(1));
         let piece = &input[self.in_pos..self.in_pos + take];
         let target = &mut output[2 * self.in_pos..2 * (self.in_pos + take)];
         // The lengths agree, const-hex's only condition.
@@ -109,8 +109,7 @@ impl Job for HexDecodeJob {
 
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
         let pairs_end = input.len() & !1;
-        // Whole pairs: `in_pos` and `pairs_end` are even.
-        let take = step_len(pairs_end - self.in_pos, max_input, 2);
+        let take = (pairs_end - self.in_pos).min(max_input.max(2) & !1);
         let piece = &input[self.in_pos..self.in_pos + take];
         let ok = if self.validate {
             const_hex::check_raw(piece)

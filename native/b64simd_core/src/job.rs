@@ -69,16 +69,6 @@ impl Buffer {
     }
 }
 
-/// How much of the `remaining` input a step of about `max_input` bytes
-/// takes: all of it if it fits, else whole `unit`s, at least one.
-pub(crate) fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize {
-    if remaining <= max_input.max(unit) {
-        remaining
-    } else {
-        (max_input / unit).max(1) * unit
-    }
-}
-
 pub trait Job {
     /// The buffer it writes into for `input` (the input every step gets),
     /// or `None` if its length overflows.

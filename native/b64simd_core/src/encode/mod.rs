@@ -6,7 +6,7 @@ pub mod wrap;
 
 use crate::budget::Work;
 use crate::encoder::encode_into;
-use crate::job::{step_len, Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::EncodeOptions;
 use crate::simd::encoded_len;
 
@@ -30,6 +30,16 @@ impl EncodeJob {
             in_pos,
             out_pos,
         }
+    }
+}
+
+/// How much of the `remaining` input a step of about `max_input` bytes
+/// takes: all of it if it fits, else whole `unit`s, at least one.
+pub(crate) fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize {
+    if remaining <= max_input.max(unit) {
+        remaining
+    } else {
+        (max_input / unit).max(1) * unit
     }
 }
 

@@ -12,9 +12,10 @@
 //! the only state between two blocks is the column. Either way any slicing
 //! gives the one-shot output byte for byte.
 
+use super::step_len;
 use crate::budget::Work;
 use crate::encoder::{self, encode_into, LineEncoder};
-use crate::job::{step_len, Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
 use crate::simd::encoded_len;
