@@ -42,14 +42,10 @@ enum Phase {
     Begin,
     InPlace(DecodeJob),
     Joined(Box<JoinedJob>),
-    /// Done: the bytes of the carry followed by the piece to carry on.
-    Kept(Kept),
-}
-
-#[derive(Clone, Debug)]
-enum Kept {
-    Range(Range<usize>),
-    List(Vec<usize>),
+    /// Done: the bytes of the carry followed by the piece to carry on, as
+    /// the in-place decode and the joined one give them.
+    KeptRange(Range<usize>),
+    KeptList(Vec<usize>),
 }
 
 impl DecodePiece {
@@ -72,8 +68,8 @@ impl DecodePiece {
     /// Once done: the size of the stream's next state.
     pub fn next_state_len(&self) -> usize {
         Carry::binary_len(match &self.phase {
-            Phase::Kept(Kept::Range(range)) => range.len(),
-            Phase::Kept(Kept::List(list)) => list.len(),
+            Phase::KeptRange(range) => range.len(),
+            Phase::KeptList(list) => list.len(),
             _ => 0,
         })
     }
@@ -82,10 +78,8 @@ impl DecodePiece {
     /// (`next_state_len()` bytes); `piece` is the piece it decoded.
     pub fn write_next_state(&self, piece: &[u8], out: &mut [u8]) {
         match &self.phase {
-            Phase::Kept(Kept::Range(range)) => self.carry.write_after(piece, range.clone(), out),
-            Phase::Kept(Kept::List(list)) => {
-                self.carry.write_after(piece, list.iter().copied(), out)
-            }
+            Phase::KeptRange(range) => self.carry.write_after(piece, range.clone(), out),
+            Phase::KeptList(list) => self.carry.write_after(piece, list.iter().copied(), out),
             _ => self.carry.write_after(piece, 0..0, out),
         }
     }
@@ -100,7 +94,7 @@ impl DecodePiece {
         let carry_len = self.carry.bytes().len();
         match in_place::left_over(carry_len, self.piece_len, consumed) {
             Some(kept) => {
-                self.phase = Phase::Kept(Kept::Range(kept));
+                self.phase = Phase::KeptRange(kept);
                 Step::Done(written)
             }
             None => self.join(piece),
@@ -147,8 +141,7 @@ impl Job for DecodePiece {
             },
             Phase::Joined(job) => match job.step(output, max_input) {
                 Step::Done(written) => {
-                    let kept = job.kept().to_vec();
-                    self.phase = Phase::Kept(Kept::List(kept));
+                    self.phase = Phase::KeptList(job.kept().to_vec());
                     Step::Done(written)
                 }
                 Step::Failed(error) => {
@@ -157,7 +150,7 @@ impl Job for DecodePiece {
                 }
                 Step::More => Step::More,
             },
-            Phase::Kept(_) => Step::More,
+            Phase::KeptRange(_) | Phase::KeptList(_) => Step::More,
         }
     }
 
