@@ -103,20 +103,6 @@ pub fn decode_lines(
     done
 }
 
-/// The line path as a job's step takes it: `decode_lines` from the start
-/// of `rest` if it begins with lines of a shape it can use; `None` if not,
-/// or if it made no progress.
-pub fn decode_some_lines(
-    rest: &[u8],
-    alphabet: Alphabet,
-    output: &mut [u8],
-    max_input: usize,
-) -> Option<Window> {
-    let shape = shape_of(rest)?;
-    let done = decode_lines(rest, shape, alphabet, output, max_input);
-    (done.consumed > 0).then_some(done)
-}
-
 /// Characters gathered per block: 16 KiB, which stays in L1 and decodes to
 /// at most `BLOCK_OUTPUT` bytes.
 const BLOCK_CHARS: usize = 16 * 1024;

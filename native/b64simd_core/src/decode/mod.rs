@@ -228,11 +228,14 @@ impl DecodeJob {
                 return false;
             }
             let rest = &text[self.in_pos..];
-            let budget = end - self.in_pos;
-            let Some(done) = lines::decode_some_lines(rest, self.opts.alphabet, room, budget)
-            else {
+            let Some(shape) = lines::shape_of(rest) else {
                 return false;
             };
+            let budget = end - self.in_pos;
+            let done = lines::decode_lines(rest, shape, self.opts.alphabet, room, budget);
+            if done.consumed == 0 {
+                return false;
+            }
             self.advance(done);
         }
         true
