@@ -185,23 +185,14 @@ impl Filter {
 }
 
 /// The fast path's result at the end of the input: a partial last group
-/// needs a `=` after it when padding is required.
+/// needs a `=` after its last alphabet character when padding is required.
+/// (simdutf allows only whitespace and padding there, so the scan is short.)
 fn fast_done(input: &[u8], written: usize, opts: DecodeOptions) -> Result<usize, DecodeError> {
-    if written % 3 != 0 && opts.padding_required && !pad_after_last_character(input) {
+    let mut after_last = input.iter().rev().take_while(|&&b| sextet(b).is_none());
+    if written % 3 != 0 && opts.padding_required && !after_last.any(|&b| b == b'=') {
         return Err(DecodeError::MissingPadding);
     }
     Ok(written)
-}
-
-/// After a successful simdutf decode with a partial final group: is there a
-/// `=` after the last alphabet character? (simdutf allows only whitespace
-/// and padding there, so the scan is short.)
-fn pad_after_last_character(input: &[u8]) -> bool {
-    input
-        .iter()
-        .rev()
-        .take_while(|&&b| sextet(b).is_none())
-        .any(|&b| b == b'=')
 }
 
 /// Decodes whole groups of alphabet characters.
