@@ -99,14 +99,6 @@ impl EncodeStream {
         &self.carry[..self.carry_len]
     }
 
-    /// The output of `len` more input bytes (the carry's included).
-    fn output_len(&self, len: usize) -> Option<usize> {
-        match self.lines {
-            None => encoded_len(len, self.opts.padding),
-            Some(lines) => wrapped_len_after(len, self.opts.padding, lines, self.column),
-        }
-    }
-
     /// A job over the carry and the first `data_len` bytes of the piece,
     /// `len` bytes in all.
     fn job(&self, len: usize, data_len: usize, next: Option<EncodeStream>) -> EncodePiece {
@@ -181,7 +173,12 @@ impl EncodePiece {
 impl Job for EncodePiece {
     /// The encoding of the carry's bytes and the piece's it takes.
     fn buffer(&self, _piece: &[u8]) -> Option<Buffer> {
-        self.stream.output_len(self.len).map(Buffer::Data)
+        let stream = &self.stream;
+        match stream.lines {
+            None => encoded_len(self.len, stream.opts.padding),
+            Some(lines) => wrapped_len_after(self.len, stream.opts.padding, lines, stream.column),
+        }
+        .map(Buffer::Data)
     }
 
     /// `piece` is the stream's piece (none at its end).
