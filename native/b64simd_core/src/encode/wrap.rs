@@ -40,17 +40,6 @@ pub fn wrapped_len_after(len: usize, padding: bool, lines: Lines, column: usize)
         .checked_add(text)
 }
 
-/// How many times longer than plain encode wrapping takes, at most, with
-/// a line encoder and with blocks and copies: its job's weight. That of
-/// calls under `BIG_CALL`: big calls have a line encoder wherever these do.
-fn weight(lines: Lines) -> usize {
-    if whole_lines(lines, 0).is_some() {
-        2
-    } else {
-        4
-    }
-}
-
 /// Input bytes encoded per block: 16 KiB of text, small enough to stay in L1
 /// between encoding it and copying it out.
 const BLOCK_INPUT: usize = 3 * 4096;
@@ -217,8 +206,11 @@ impl Job for WrapJob {
         Step::after(self.in_pos, input.len(), self.out_pos)
     }
 
+    /// How many times longer than plain encode wrapping takes, at most, with
+    /// a line encoder and with blocks and copies: its job's weight. That of
+    /// calls under `BIG_CALL`: big calls have a line encoder wherever these do.
     fn cost(&self) -> Cost {
-        Cost::new(Work::Encode, weight(self.lines))
+        Cost::new(Work::Encode, whole_lines(self.lines, 0).map_or(4, |_| 2))
     }
 }
 
