@@ -12,7 +12,7 @@
 use crate::avx2::{self, Stores};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::{kernel, simd};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
 
 pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
 
@@ -92,36 +92,18 @@ fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Enco
     Ok(Encoders { calls, big_calls })
 }
 
-/// `chosen()`, decided on first use: 0 undecided, else 1 + calls' encoder
-/// + 2 × big calls'.
-static ACTIVE: AtomicU8 = AtomicU8::new(0);
-
-/// The encoders every encode runs. A choice that cannot run (the NIF has
-/// refused to load then) falls back to simdutf's.
+/// The encoders every encode runs: `chosen()`, decided on first use. A
+/// choice that cannot run (the NIF has refused to load then) falls back to
+/// simdutf's.
 #[inline]
 pub fn active() -> Encoders {
-    let of = |bit: u8| {
-        if bit == 0 {
-            Encoder::Avx2
-        } else {
-            Encoder::Simdutf
-        }
-    };
-    match ACTIVE.load(Ordering::Relaxed) {
-        0 => {
-            let encoders = chosen().unwrap_or(Encoders {
-                calls: Encoder::Simdutf,
-                big_calls: Encoder::Simdutf,
-            });
-            let bits = 1 + encoders.calls as u8 + 2 * encoders.big_calls as u8;
-            ACTIVE.store(bits, Ordering::Relaxed);
-            encoders
-        }
-        bits => Encoders {
-            calls: of((bits - 1) & 1),
-            big_calls: of((bits - 1) >> 1),
-        },
-    }
+    static ACTIVE: OnceLock<Encoders> = OnceLock::new();
+    *ACTIVE.get_or_init(|| {
+        chosen().unwrap_or(Encoders {
+            calls: Encoder::Simdutf,
+            big_calls: Encoder::Simdutf,
+        })
+    })
 }
 
 /// Encodes `piece`, all or part of a call's input of `call_len` bytes, into
