@@ -123,24 +123,14 @@ pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_le
     }
 }
 
-/// An encoder that writes wrapped output a line at a time, straight into
-/// the output, breaks included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineEncoder {
-    /// Ours, for MIME's and PEM's lines (`avx2::takes_lines`), either
-    /// break, where it encodes calls of their size.
-    Avx2,
-    /// simdutf's, for LF breaks and lines of at least 4 characters.
-    Simdutf,
-}
-
-/// The line encoder for these lines in a call of `call_len` input bytes, if
-/// one takes them: ours wherever our encoder takes such calls
-/// (`encode_into`), so also for big calls where simdutf's encoder takes the
-/// others, since copying lines out of its blocks is far slower there. Ours
-/// stores through the caches even for big calls: encoding lines into a
-/// chunk in L1 and streaming it out was no faster.
-pub fn line_encoder(lines: Lines, call_len: usize) -> Option<LineEncoder> {
+/// The encoder that writes these lines in a call of `call_len` input bytes
+/// a line at a time, straight into the output, breaks included, if one
+/// takes them: ours wherever our encoder takes such calls (`encode_into`),
+/// so also for big calls where simdutf's encoder takes the others, since
+/// copying lines out of its blocks is far slower there. Ours stores through
+/// the caches even for big calls: encoding lines into a chunk in L1 and
+/// streaming it out was no faster.
+pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
     let encoders = active();
     let encoder = if call_len >= BIG_CALL {
         encoders.big_calls
@@ -148,9 +138,9 @@ pub fn line_encoder(lines: Lines, call_len: usize) -> Option<LineEncoder> {
         encoders.calls
     };
     if encoder == Encoder::Avx2 && avx2::takes_lines(lines) {
-        Some(LineEncoder::Avx2)
+        Some(Encoder::Avx2)
     } else if lines.line_break == LineBreak::Lf && lines.length >= 4 {
-        Some(LineEncoder::Simdutf)
+        Some(Encoder::Simdutf)
     } else {
         None
     }
@@ -160,21 +150,21 @@ pub fn line_encoder(lines: Lines, call_len: usize) -> Option<LineEncoder> {
 /// and none after the last, at the start of `output`; returns the bytes
 /// written. Panics, rather than overflow, if `output` is shorter than that.
 pub fn encode_lines_into(
-    encoder: LineEncoder,
+    encoder: Encoder,
     input: &[u8],
     opts: EncodeOptions,
     lines: Lines,
     output: &mut [u8],
 ) -> usize {
     match encoder {
-        LineEncoder::Avx2 => {
+        Encoder::Avx2 => {
             let text =
                 simd::encoded_len(input.len(), opts.padding).expect("a piece's encoding fits");
             let breaks = text.saturating_sub(1) / lines.length;
             let len = text + breaks * lines.line_break.bytes().len();
             avx2::encode_lines_into(input, opts, lines, &mut output[..len])
         }
-        LineEncoder::Simdutf => simd::encode_lines_into(input, opts, lines.length, output),
+        Encoder::Simdutf => simd::encode_lines_into(input, opts, lines.length, output),
     }
 }
 
@@ -243,7 +233,7 @@ mod tests {
             length: 76,
             line_break: LineBreak::CrLf,
         };
-        let ours = |encoder| (encoder == Encoder::Avx2).then_some(LineEncoder::Avx2);
+        let ours = |encoder| (encoder == Encoder::Avx2).then_some(Encoder::Avx2);
         let encoders = active();
         assert_eq!(line_encoder(mime, BIG_CALL - 1), ours(encoders.calls));
         assert_eq!(line_encoder(mime, BIG_CALL), ours(encoders.big_calls));

@@ -14,7 +14,7 @@
 
 use super::step_len;
 use crate::budget::Work;
-use crate::encoder::{self, encode_into, LineEncoder};
+use crate::encoder::{self, encode_into, Encoder};
 use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
@@ -65,7 +65,7 @@ const MAX_UNIT: usize = 64 * 1024;
 
 /// The line encoder for these lines in a call of `call_len` input bytes,
 /// and the input bytes in a unit of whole lines, when one takes them.
-fn whole_lines(lines: Lines, call_len: usize) -> Option<(LineEncoder, usize)> {
+fn whole_lines(lines: Lines, call_len: usize) -> Option<(Encoder, usize)> {
     let encoder = encoder::line_encoder(lines, call_len)?;
     // Characters in the least common multiple of the line length and 4,
     // as input bytes.
@@ -123,7 +123,7 @@ impl WrapJob {
     /// `piece` is whole units, or the end of the input: its wrapped encoding
     /// is whole lines but for the last, and an LF separates it from the
     /// previous piece's.
-    fn encode_lines(&mut self, encoder: LineEncoder, piece: &[u8], output: &mut [u8]) {
+    fn encode_lines(&mut self, encoder: Encoder, piece: &[u8], output: &mut [u8]) {
         if piece.is_empty() {
             return;
         }
