@@ -20,6 +20,7 @@ pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
 /// around the caches, where there is an encoder that can.
 pub const BIG_CALL: usize = 16 << 20;
 
+/// An encoder of plain calls (`encode_into`) or of lines (`line_encoder`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoder {
     /// b64simd's own, `avx2.rs`.
@@ -127,7 +128,8 @@ pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_le
 /// a line at a time, straight into the output, breaks included, if one
 /// takes them: ours wherever our encoder takes such calls (`encode_into`),
 /// so also for big calls where simdutf's encoder takes the others, since
-/// copying lines out of its blocks is far slower there. Ours stores through
+/// copying lines out of its blocks is far slower there; else simdutf's, which
+/// takes LF breaks and lines of at least 4 characters. Ours stores through
 /// the caches even for big calls: encoding lines into a chunk in L1 and
 /// streaming it out was no faster.
 pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
@@ -146,9 +148,10 @@ pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
     }
 }
 
-/// Encodes `input` in `lines` with `encoder`, a break between two lines
-/// and none after the last, at the start of `output`; returns the bytes
-/// written. Panics, rather than overflow, if `output` is shorter than that.
+/// Encodes `input` in `lines` with `encoder`, as `line_encoder` chose it
+/// for these lines, a break between two lines and none after the last, at
+/// the start of `output`; returns the bytes written. Panics, rather than
+/// overflow, if `output` is shorter than that.
 pub fn encode_lines_into(
     encoder: Encoder,
     input: &[u8],

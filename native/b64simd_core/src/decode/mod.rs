@@ -218,7 +218,8 @@ impl DecodeJob {
         Some(self.done(self.decoded + written))
     }
 
-    /// The line path until `end`; false once it makes no progress.
+    /// The line path until `end`; false once the rest does not begin with
+    /// lines of a shape it can use, or it makes no progress.
     fn decode_lines(&mut self, text: &[u8], output: &mut [u8], end: usize) -> bool {
         while self.in_pos < end {
             let room = self.room(output);

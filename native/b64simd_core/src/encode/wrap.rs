@@ -206,9 +206,10 @@ impl Job for WrapJob {
         Step::after(self.in_pos, input.len(), self.out_pos)
     }
 
-    /// How many times longer than plain encode wrapping takes, at most, with
-    /// a line encoder and with blocks and copies: its job's weight. That of
-    /// calls under `BIG_CALL`: big calls have a line encoder wherever these do.
+    /// Wrapping's weight: how many times longer than plain encode it takes,
+    /// at most: 4 with blocks and copies, 2 with a line encoder. That of
+    /// calls under `BIG_CALL` (`call_len` 0): big calls have a line encoder
+    /// wherever these do.
     fn cost(&self) -> Cost {
         Cost::new(Work::Encode, whole_lines(self.lines, 0).map_or(4, |_| 2))
     }

@@ -42,9 +42,10 @@ enum Phase {
     Begin,
     InPlace(DecodeJob),
     Joined(Box<JoinedJob>),
-    /// Done: the bytes of the carry followed by the piece to carry on, as
-    /// the in-place decode and the joined one give them.
+    /// Done in place: the bytes of the carry followed by the piece to carry
+    /// on, as a range.
     KeptRange(Range<usize>),
+    /// Done joined: the same, as a list of offsets.
     KeptList(Vec<usize>),
 }
 
