@@ -21,7 +21,10 @@
 # 37 more each round, modulo 200), which moves its code. Either alone moved
 # a 32-byte call's time by a tenth to a fifth (bench/README.md, "Before and
 # after"), so the rounds sample layouts alike for both sides rather than
-# one layout each.
+# one layout each. For the same reason each side runs from a fresh copy of
+# its build every round: the same binary ran up to 8% slower or faster
+# from one copy than from another, as its pages landed in memory
+# (bench/README.md, "A smaller core, and steps weighed once").
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh scripts/bench_compare.sh BEFORE_EBIN AFTER_EBIN [ROUNDS]" >&2; exit 2; }
@@ -38,17 +41,25 @@ erlc +warnings_as_errors -o "$ebin" bench/b64simd_bench.erl
 out=bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
 . scripts/steps.sh
+copies=$(mktemp -d)
+trap 'rm -rf "$copies"' EXIT
 
 round=1
 while [ "$round" -le "$rounds" ]; do
     pad=$(dd if=/dev/zero bs=512 count=$(((round - 1) % 8)) 2>/dev/null | tr '\0' x)
     for side in before after; do
-        if [ "$side" = before ]; then lib=$before; else lib=$after; fi
-        echo "=== round $round of $rounds: $side ($lib)"
+        if [ "$side" = before ]; then build=$before; else build=$after; fi
+        # A fresh copy of the build, loaded from pages of its own.
+        copy=$copies/$side-$round
+        mkdir -p "$copy"
+        cp -RL "$build" "$copy/ebin"
+        cp -RL "$build/../priv" "$copy/priv"
+        echo "=== round $round of $rounds: $side ($build, copied to $copy)"
         timed "$side round $round" env B64SIMD_LAYOUT_PAD="$pad" \
             B64SIMD_LAYOUT_MODULES=$((round * 37 % 200)) \
-            erl -noshell -pa "$lib" -pa "$ebin" -run b64simd_bench main \
+            erl -noshell -pa "$copy/ebin" -pa "$ebin" -run b64simd_bench main \
             "$out/$side-$round" "$out/$side-$round.svg" >"$out/$side-$round.txt"
+        rm -rf "$copy"
     done
     round=$((round + 1))
 done
