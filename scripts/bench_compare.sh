@@ -22,9 +22,9 @@
 # a 32-byte call's time by a tenth to a fifth (bench/README.md, "Before and
 # after"), so the rounds sample layouts alike for both sides rather than
 # one layout each. For the same reason each side runs from a fresh copy of
-# its build every round: the same binary ran up to 8% slower or faster
-# from one copy than from another, as its pages landed in memory
-# (bench/README.md, "A smaller core, and steps weighed once").
+# its build every round: the same binary ran slower or faster from one
+# copy than from another, as its pages landed in memory (bench/README.md,
+# "A smaller core, and steps weighed once").
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh scripts/bench_compare.sh BEFORE_EBIN AFTER_EBIN [ROUNDS]" >&2; exit 2; }
