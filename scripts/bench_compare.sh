@@ -31,6 +31,9 @@ cd "$(dirname "$0")/.."
 before=$(cd "$1" && pwd)
 after=$(cd "$2" && pwd)
 rounds=${3:-24}
+for build in "$before" "$after"; do
+    [ -d "$build/../priv" ] || { echo "bench_compare: no priv/ beside $build: each build's NIF goes in EBIN/../priv" >&2; exit 2; }
+done
 SIZES=${SIZES:-32,4096,1048576,16777216}
 ONLY=${ONLY:-b64simd}
 export SIZES ONLY
