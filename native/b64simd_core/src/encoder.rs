@@ -161,10 +161,8 @@ pub fn encode_lines_into(
 ) -> usize {
     match encoder {
         Encoder::Avx2 => {
-            let text =
-                simd::encoded_len(input.len(), opts.padding).expect("a piece's encoding fits");
-            let breaks = text.saturating_sub(1) / lines.length;
-            let len = text + breaks * lines.line_break.bytes().len();
+            let len = simd::wrapped_len(input.len(), opts.padding, lines, 0)
+                .expect("a piece's encoding fits");
             avx2::encode_lines_into(input, opts, lines, &mut output[..len])
         }
         Encoder::Simdutf => simd::encode_lines_into(input, opts, lines.length, output),

@@ -2,7 +2,7 @@
 //! made, and the guard for a known simdutf defect. No other module calls
 //! simdutf: the layers above build OTP's rules on these.
 
-use crate::options::{Alphabet, EncodeOptions};
+use crate::options::{Alphabet, EncodeOptions, Lines};
 use simdutf::{Base64Options, ErrorCode, LastChunkHandlingOptions};
 
 /// Length of the Base64 encoding of `len` bytes, or `None` if it overflows.
@@ -15,6 +15,21 @@ pub fn encoded_len(len: usize, padding: bool) -> Option<usize> {
         (_, false) => 3,
     };
     full.checked_add(tail)
+}
+
+/// Length of the encoding of `len` bytes in `lines`, continuing a text
+/// whose last line holds `column` characters (at most a line; 0 for a text
+/// of its own): a break comes before each character that finds the line
+/// full. `None` if it overflows (or the line length is 0).
+pub fn wrapped_len(len: usize, padding: bool, lines: Lines, column: usize) -> Option<usize> {
+    let text = encoded_len(len, padding)?;
+    if lines.length == 0 || column > lines.length {
+        return None;
+    }
+    let breaks = column.checked_add(text)?.saturating_sub(1) / lines.length;
+    breaks
+        .checked_mul(lines.line_break.bytes().len())?
+        .checked_add(text)
 }
 
 /// An upper bound on the decoded length of any `len` input bytes: every byte
@@ -344,6 +359,28 @@ mod tests {
         assert_eq!(encoded_len(3 << 32, true), Some(4 << 32));
         assert_eq!(maximal_decoded_len(4 << 32), 3 << 32);
         assert_eq!(maximal_decoded_len(usize::MAX), usize::MAX / 4 * 3 + 2);
+    }
+
+    #[test]
+    fn wrapped_lengths() {
+        use crate::options::LineBreak;
+        let mime = Lines {
+            length: 76,
+            line_break: LineBreak::CrLf,
+        };
+        assert_eq!(wrapped_len(57, true, mime, 0), Some(76));
+        assert_eq!(wrapped_len(58, true, mime, 0), Some(76 + 2 + 4));
+        assert_eq!(wrapped_len(0, true, mime, 0), Some(0));
+        // Continuing a full line: a break before the first character.
+        assert_eq!(wrapped_len(3, true, mime, 76), Some(2 + 4));
+        assert_eq!(wrapped_len(3, true, mime, 72), Some(4));
+        assert_eq!(wrapped_len(3, true, mime, 77), None);
+        assert_eq!(wrapped_len(usize::MAX / 4 * 3, true, mime, 0), None);
+        let no_lines = Lines {
+            length: 0,
+            line_break: LineBreak::Lf,
+        };
+        assert_eq!(wrapped_len(3, true, no_lines, 0), None);
     }
 
     #[test]

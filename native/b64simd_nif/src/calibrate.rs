@@ -8,11 +8,11 @@
 use crate::enif::{enif_alloc_binary, enif_release_binary};
 use b64simd_core::budget::{self, Work};
 use b64simd_core::decode::DecodeJob;
-use b64simd_core::encode::wrap::{wrapped_len, WrapJob};
+use b64simd_core::encode::wrap::WrapJob;
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::job::{Buffer, Job};
 use b64simd_core::options::{DecodeOptions, EncodeOptions, Kind, LineBreak, Lines};
-use b64simd_core::simd::encoded_len;
+use b64simd_core::simd::{encoded_len, wrapped_len};
 use rustler::sys::ErlNifBinary;
 use std::sync::{Condvar, Mutex};
 
@@ -162,7 +162,7 @@ fn calibrate() {
         length: 76,
         line_break: LineBreak::CrLf,
     };
-    let mut wrapped = vec![0u8; wrapped_len(data.len(), true, mime).unwrap_or(0)];
+    let mut wrapped = vec![0u8; wrapped_len(data.len(), true, mime, 0).unwrap_or(0)];
     let _ = WrapJob::new(EncodeOptions::DEFAULT, mime).run_to_end(data, &mut wrapped, usize::MAX);
     let unbroken = &encoded[..encoded_len_of(data.len())];
     let (mut decoded, mut scratch) = (Vec::new(), Vec::new());

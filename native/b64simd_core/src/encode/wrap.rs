@@ -18,27 +18,7 @@ use crate::encoder::{self, encode_into, Encoder};
 use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
-use crate::simd::encoded_len;
-
-/// Length of the wrapped encoding of `len` bytes, or `None` if it overflows
-/// (or `length` is 0).
-pub fn wrapped_len(len: usize, padding: bool, lines: Lines) -> Option<usize> {
-    wrapped_len_after(len, padding, lines, 0)
-}
-
-/// `wrapped_len` for an encoding that continues a text whose last line
-/// holds `column` characters (at most a line): a break comes before each
-/// character that finds the line full.
-pub fn wrapped_len_after(len: usize, padding: bool, lines: Lines, column: usize) -> Option<usize> {
-    let text = encoded_len(len, padding)?;
-    if lines.length == 0 || column > lines.length {
-        return None;
-    }
-    let breaks = column.checked_add(text)?.saturating_sub(1) / lines.length;
-    breaks
-        .checked_mul(lines.line_break.bytes().len())?
-        .checked_add(text)
-}
+use crate::simd::{encoded_len, wrapped_len};
 
 /// Input bytes encoded per block: 16 KiB of text, small enough to stay in L1
 /// between encoding it and copying it out.
@@ -185,7 +165,7 @@ impl Job for WrapJob {
     /// The wrapped encoding's exact length, for a job made by `new` (one
     /// that continues a stream's line writes into its caller's buffer).
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
-        wrapped_len(input.len(), self.opts.padding, self.lines).map(Buffer::Data)
+        wrapped_len(input.len(), self.opts.padding, self.lines, 0).map(Buffer::Data)
     }
 
     /// Encodes about `max_input` bytes of input (whole lines and 3-byte
@@ -267,7 +247,7 @@ mod tests {
     }
 
     fn wrapped(input: &[u8], opts: EncodeOptions, lines: Lines, slice: usize) -> Vec<u8> {
-        let mut out = vec![0u8; wrapped_len(input.len(), opts.padding, lines).unwrap()];
+        let mut out = vec![0u8; wrapped_len(input.len(), opts.padding, lines, 0).unwrap()];
         let mut job = WrapJob::new(opts, lines);
         let written = job.run_to_end(input, &mut out, slice);
         assert_eq!(written, Ok(out.len()));
@@ -288,16 +268,6 @@ mod tests {
             wrapped(b"foob", EncodeOptions::DEFAULT, crlf, 99),
             b"Zm9\r\nvYg\r\n=="
         );
-    }
-
-    #[test]
-    fn lengths() {
-        let mime = lines(76, LineBreak::CrLf);
-        assert_eq!(wrapped_len(57, true, mime), Some(76));
-        assert_eq!(wrapped_len(58, true, mime), Some(76 + 2 + 4));
-        assert_eq!(wrapped_len(0, true, mime), Some(0));
-        assert_eq!(wrapped_len(usize::MAX / 4 * 3, true, mime), None);
-        assert_eq!(wrapped_len(3, true, lines(0, LineBreak::Lf)), None);
     }
 
     #[test]
@@ -371,7 +341,7 @@ mod tests {
         column: usize,
         slice: usize,
     ) -> Vec<u8> {
-        let len = wrapped_len_after(carry.len() + data.len(), opts.padding, lines, column).unwrap();
+        let len = wrapped_len(carry.len() + data.len(), opts.padding, lines, column).unwrap();
         let mut out = vec![0u8; len];
         let mut job = if carry.is_empty() {
             WrapJob::after(opts, lines, column)

@@ -7,12 +7,12 @@
 //! The state as Erlang holds it: the options' flags, the column (both 8
 //! bytes, little-endian), then the carried bytes.
 
-use crate::encode::wrap::{wrapped_len_after, WrapJob};
+use crate::encode::wrap::WrapJob;
 use crate::encode::EncodeJob;
 use crate::encoder::encode_into;
 use crate::job::{Buffer, Cost, Job, Step};
 use crate::options::{EncodeOptions, Lines};
-use crate::simd::encoded_len;
+use crate::simd::{encoded_len, wrapped_len};
 
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;
@@ -176,7 +176,7 @@ impl Job for EncodePiece {
         let stream = &self.stream;
         match stream.lines {
             None => encoded_len(self.len, stream.opts.padding),
-            Some(lines) => wrapped_len_after(self.len, stream.opts.padding, lines, stream.column),
+            Some(lines) => wrapped_len(self.len, stream.opts.padding, lines, stream.column),
         }
         .map(Buffer::Data)
     }
