@@ -37,6 +37,13 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 if [ -t 2 ]; then BENCH_TTY=1; else BENCH_TTY=0; fi
 export BENCH_TTY
 . scripts/steps.sh
+# The library and the peers run from copies of this run's own (`fresh_copy`).
+copies=$(mktemp -d)
+trap 'rm -rf "$copies"' EXIT
+lib_ebin=$(fresh_copy "$lib_ebin" "$copies")
+if [ -d "${B64VERYFAST_EBIN:-}" ]; then B64VERYFAST_EBIN=$(fresh_copy "$B64VERYFAST_EBIN" "$copies"); fi
+if [ -d "${B64RS_EBIN:-}" ]; then B64RS_EBIN=$(fresh_copy "$B64RS_EBIN" "$copies"); fi
+if [ -d "${B64FAST_EBIN:-}" ]; then B64FAST_EBIN=$(fresh_copy "$B64FAST_EBIN" "$copies"); fi
 # run_logged LOG MODULE ARGS...: MODULE:main(ARGS) in a fresh VM, logged.
 run_logged() {
     log=$1

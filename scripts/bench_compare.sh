@@ -22,9 +22,7 @@
 # a 32-byte call's time by a tenth to a fifth (bench/README.md, "Before and
 # after"), so the rounds sample layouts alike for both sides rather than
 # one layout each. For the same reason each side runs from a fresh copy of
-# its build every round: the same binary ran slower or faster from one
-# copy than from another, as its pages landed in memory (bench/README.md,
-# "A smaller core, and steps weighed once").
+# its build every round (`fresh_copy`, scripts/steps.sh).
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh scripts/bench_compare.sh BEFORE_EBIN AFTER_EBIN [ROUNDS]" >&2; exit 2; }
@@ -52,17 +50,13 @@ while [ "$round" -le "$rounds" ]; do
     pad=$(dd if=/dev/zero bs=512 count=$(((round - 1) % 8)) 2>/dev/null | tr '\0' x)
     for side in before after; do
         if [ "$side" = before ]; then build=$before; else build=$after; fi
-        # A fresh copy of the build, loaded from pages of its own.
-        copy=$copies/$side-$round
-        mkdir -p "$copy"
-        cp -RL "$build" "$copy/ebin"
-        cp -RL "$build/../priv" "$copy/priv"
+        copy=$(fresh_copy "$build" "$copies/$side-$round")
         echo "=== round $round of $rounds: $side ($build, copied to $copy)"
         timed "$side round $round" env B64SIMD_LAYOUT_PAD="$pad" \
             B64SIMD_LAYOUT_MODULES=$((round * 37 % 200)) \
-            erl -noshell -pa "$copy/ebin" -pa "$ebin" -run b64simd_bench main \
+            erl -noshell -pa "$copy" -pa "$ebin" -run b64simd_bench main \
             "$out/$side-$round" "$out/$side-$round.svg" >"$out/$side-$round.txt"
-        rm -rf "$copy"
+        rm -rf "$copies/$side-$round"
     done
     round=$((round + 1))
 done

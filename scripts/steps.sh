@@ -28,3 +28,18 @@ logged() {
         exit "$logged_status"
     }
 }
+
+# fresh_copy EBIN DIR: copies a build, EBIN and the priv/ beside it, to
+# DIR/NAME/{ebin,priv}, NAME that of EBIN's parent (so that
+# `code:priv_dir/1` finds the copy's priv/), and prints the copy's ebin. The
+# same binary ran faster or slower from one copy than from another, as its
+# pages landed in memory (bench/README.md, "A smaller core, and steps
+# weighed once"): a run loads copies of its own, so that runs sample that.
+fresh_copy() {
+    fresh_build=$(cd "$1/.." && pwd)
+    fresh_dir=$2/$(basename "$fresh_build")
+    mkdir -p "$fresh_dir"
+    cp -RL "$1" "$fresh_dir/ebin"
+    if [ -d "$fresh_build/priv" ]; then cp -RL "$fresh_build/priv" "$fresh_dir/priv"; fi
+    echo "$fresh_dir/ebin"
+}
