@@ -5,7 +5,7 @@
 //! conservative defaults. Once per VM: the library stays mapped after a
 //! purge (`pin_library`), and a module loaded again keeps its figures.
 
-use crate::enif::{enif_alloc_binary, enif_release_binary};
+use crate::term::ErtsBinary;
 use b64simd_core::budget::{self, Work};
 use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::wrap::WrapJob;
@@ -13,7 +13,6 @@ use b64simd_core::encode::EncodeJob;
 use b64simd_core::job::{Buffer, Job};
 use b64simd_core::options::{DecodeOptions, EncodeOptions, Kind, LineBreak, Lines};
 use b64simd_core::simd::{encoded_len, wrapped_len};
-use rustler::sys::ErlNifBinary;
 use std::sync::{Condvar, Mutex};
 
 /// Whether the calibration has started, and whether it has ended.
@@ -170,40 +169,6 @@ fn calibrate() {
         || decode(unbroken, &mut decoded),
         || decode(&wrapped, &mut scratch),
     );
-}
-
-/// A call's output binary, allocated and released through erl_nif's own
-/// functions where the library links them (`enif`): rustler's table of them
-/// is rewritten by every load of the module, which may come while this
-/// thread runs.
-struct ErtsBinary(ErlNifBinary);
-
-impl ErtsBinary {
-    fn new(size: usize) -> Option<ErtsBinary> {
-        let mut raw = std::mem::MaybeUninit::<ErlNifBinary>::uninit();
-        // SAFETY: enif_alloc_binary takes no environment, so no process's
-        // state is touched from this thread; it initialises `raw` when it
-        // returns true.
-        (unsafe { enif_alloc_binary(size, raw.as_mut_ptr()) } != 0)
-            // SAFETY: initialised, as the call above returned true.
-            .then(|| ErtsBinary(unsafe { raw.assume_init() }))
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [u8] {
-        if self.0.size == 0 {
-            return &mut [];
-        }
-        // SAFETY: an allocated binary owns `size` writable bytes at `data`
-        // until it is released, which only `drop` does.
-        unsafe { std::slice::from_raw_parts_mut(self.0.data, self.0.size) }
-    }
-}
-
-impl Drop for ErtsBinary {
-    fn drop(&mut self) {
-        // SAFETY: allocated by `new` and released once, here.
-        unsafe { enif_release_binary(&mut self.0) }
-    }
 }
 
 /// The input of each weight's measurement: in L2, as most calls' data is.

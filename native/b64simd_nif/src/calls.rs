@@ -6,7 +6,7 @@
 use crate::calibrate::weighed;
 use crate::entry::entry;
 use crate::run::{failed_at, run, NifJob, Written};
-use crate::term::{decode_options, encode_options, options};
+use crate::term::{decode_options, encode_options, options, RawTerm};
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
 use b64simd_core::decode::mime::MimeJob;
 use b64simd_core::decode::DecodeJob;
@@ -119,16 +119,16 @@ macro_rules! data_or_verdict {
     ($($job:ty),*) => {$(
         impl NifJob for $job {
             #[inline(always)]
-            fn done<'a>(&self, env: Env<'a>, _: &[u8], written: Written<'_, 'a>) -> Term<'a> {
+            fn done<'a>(&self, env: Env<'a>, _: &[u8], written: Written<'_, 'a, '_>) -> RawTerm {
                 match self.validates() {
-                    true => true.encode(env),
+                    true => true.encode(env).as_c_arg(),
                     false => written.binary(env),
                 }
             }
 
-            fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
+            fn failed(&self, env: Env, input: &[u8], error: DecodeError) -> RawTerm {
                 match self.validates() {
-                    true => false.encode(env),
+                    true => false.encode(env).as_c_arg(),
                     false => failed_at(env, input, error),
                 }
             }

@@ -8,13 +8,13 @@
 
 #[cfg(all(unix, not(target_os = "macos"), target_pointer_width = "64"))]
 pub(crate) use direct::{
-    enif_alloc_binary, enif_get_uint64, enif_inspect_binary, enif_make_new_binary,
-    enif_release_binary,
+    enif_alloc_binary, enif_get_uint64, enif_inspect_binary, enif_make_binary,
+    enif_make_new_binary, enif_make_sub_binary, enif_realloc_binary, enif_release_binary,
 };
 #[cfg(not(all(unix, not(target_os = "macos"), target_pointer_width = "64")))]
 pub(crate) use rustler::sys::{
-    enif_alloc_binary, enif_get_uint64, enif_inspect_binary, enif_make_new_binary,
-    enif_release_binary,
+    enif_alloc_binary, enif_get_uint64, enif_inspect_binary, enif_make_binary,
+    enif_make_new_binary, enif_make_sub_binary, enif_realloc_binary, enif_release_binary,
 };
 
 #[cfg(all(unix, not(target_os = "macos"), target_pointer_width = "64"))]
@@ -33,7 +33,16 @@ mod direct {
             termp: *mut ERL_NIF_TERM,
         ) -> *mut u8;
         pub(crate) fn enif_alloc_binary(size: usize, bin: *mut ErlNifBinary) -> c_int;
+        pub(crate) fn enif_realloc_binary(bin: *mut ErlNifBinary, size: usize) -> c_int;
         pub(crate) fn enif_release_binary(bin: *mut ErlNifBinary);
+        pub(crate) fn enif_make_binary(env: *mut ErlNifEnv, bin: *mut ErlNifBinary)
+            -> ERL_NIF_TERM;
+        pub(crate) fn enif_make_sub_binary(
+            env: *mut ErlNifEnv,
+            bin_term: ERL_NIF_TERM,
+            pos: usize,
+            size: usize,
+        ) -> ERL_NIF_TERM;
         /// `enif_get_uint64` is a macro for this where `long` has 64 bits.
         #[link_name = "enif_get_ulong"]
         pub(crate) fn enif_get_uint64(

@@ -117,9 +117,14 @@ pub(crate) unsafe fn guarded<'a>(
         Ok(made) => term = made.as_c_arg(),
         Err(failed) => error = Some(failed),
     }));
+    // The common case asks only whether `error` is set: moved, it was read
+    // in wider loads than its one store had made (a stalled store forward).
+    if result.is_ok() && error.is_none() {
+        return term;
+    }
     match (result, error) {
-        (Ok(()), None) => term,
         (Ok(()), Some(error)) => failure(env, error),
+        (Ok(()), None) => term,
         // As rustler's own functions: a panic raises `nif_panicked`.
         (Err(_), _) => {
             rustler::sys::enif_raise_exception(env.as_c_arg(), atom::nif_panicked().as_c_arg())

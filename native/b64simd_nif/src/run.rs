@@ -7,13 +7,13 @@
 //! it another input and a caller that dies mid-way leaks nothing.
 
 use crate::atoms;
-use crate::term::{alloc_binary, error_term, new_binary, shrink, system_limit};
+use crate::term::{error_term, new_binary, result_binary, system_limit, ErtsBinary, RawTerm};
 use b64simd_core::engine;
 use b64simd_core::error::DecodeError;
 use b64simd_core::job::{Buffer, Job, Step};
 use b64simd_core::scratch::with_scratch;
 use rustler::env::{OwnedEnv, SavedTerm};
-use rustler::{Binary, Encoder, Env, Error, NifResult, OwnedBinary, ResourceArc, Term};
+use rustler::{Binary, Encoder, Env, Error, NifResult, ResourceArc, Term};
 use std::sync::Mutex;
 
 /// Outputs up to this size are built on the process heap
@@ -29,55 +29,60 @@ const SHORT_VALIDATION: usize = 64;
 pub(crate) trait NifJob: Job + Send + 'static {
     /// The result once the job is done: what it wrote, by default as a
     /// binary.
-    fn done<'a>(&self, env: Env<'a>, _input: &[u8], written: Written<'_, 'a>) -> Term<'a> {
+    #[inline(always)]
+    fn done<'a>(&self, env: Env<'a>, _input: &[u8], written: Written<'_, 'a, '_>) -> RawTerm {
         written.binary(env)
     }
 
     /// The result once the job has failed: `{error, Reason, Byte}`, by
     /// default with the input's byte at the error's offset.
-    fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
+    fn failed(&self, env: Env, input: &[u8], error: DecodeError) -> RawTerm {
         failed_at(env, input, error)
     }
 }
 
 /// `{error, Reason, Byte}` for an error at an offset into `input`.
-pub(crate) fn failed_at<'a>(env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
+pub(crate) fn failed_at(env: Env, input: &[u8], error: DecodeError) -> RawTerm {
     let byte = error.offset().and_then(|at| input.get(at).copied());
-    error_term(env, error, byte)
+    error_term(env, error, byte).as_c_arg()
 }
 
 /// A job's output buffer: a heap binary for a small output (made in place,
 /// no copy), a binary allocated once, or scratch that is no result. Jobs
-/// are handed it by reference: moved, it was copied through memory in a way
-/// that stalled store forwarding, a noticeable share of a short call.
-pub(crate) enum Output<'a> {
+/// are handed it by reference, and an allocated binary lives where its
+/// caller put it: moved, either was copied through memory in a way that
+/// stalled store forwarding, a noticeable share of a short call.
+pub(crate) enum Output<'a, 'b> {
     Heap(Term<'a>, &'a mut [u8]),
-    Owned(Option<OwnedBinary>),
+    Owned(&'b mut ErtsBinary),
     Scratch,
 }
 
-impl<'a> Output<'a> {
-    fn new(env: Env<'a>, len: usize) -> NifResult<Output<'a>> {
-        Ok(if len <= HEAP_BINARY_MAX {
+impl<'a, 'b> Output<'a, 'b> {
+    /// `len` bytes: a heap binary, or `binary` allocated.
+    #[inline(always)]
+    fn new(env: Env<'a>, len: usize, binary: &'b mut ErtsBinary) -> NifResult<Output<'a, 'b>> {
+        if len <= HEAP_BINARY_MAX {
             let (term, bytes) = new_binary(env, len);
-            Output::Heap(term, bytes)
-        } else {
-            Output::Owned(Some(alloc_binary(len)?))
-        })
+            return Ok(Output::Heap(term, bytes));
+        }
+        if !binary.allocate(len) {
+            return Err(system_limit());
+        }
+        Ok(Output::Owned(binary))
     }
 
     fn bytes(&mut self) -> &mut [u8] {
         match self {
             Output::Heap(_, bytes) => bytes,
-            Output::Owned(Some(binary)) => binary.as_mut_slice(),
-            Output::Owned(None) => &mut [],
+            Output::Owned(binary) => binary.as_mut_slice(),
             Output::Scratch => &mut [],
         }
     }
 
     /// Its first `len` bytes, a finished job's result.
     #[inline(always)]
-    fn written(&mut self, len: usize) -> Written<'_, 'a> {
+    fn written(&mut self, len: usize) -> Written<'_, 'a, 'b> {
         Written { output: self, len }
     }
 
@@ -87,33 +92,30 @@ impl<'a> Output<'a> {
     /// place, never copied whole.
     /// Once: an owned binary is handed over to the term.
     #[inline(always)]
-    fn take_binary(&mut self, env: Env<'a>, written: usize) -> Term<'a> {
+    fn take_binary(&mut self, env: Env<'a>, written: usize) -> RawTerm {
         match self {
-            Output::Heap(term, bytes) if written == bytes.len() => *term,
+            Output::Heap(term, bytes) if written == bytes.len() => term.as_c_arg(),
             Output::Heap(_, bytes) => {
                 let (exact, copy) = new_binary(env, written);
                 copy.copy_from_slice(&bytes[..written]);
-                exact
+                exact.as_c_arg()
             }
-            Output::Owned(binary) => match binary.take() {
-                Some(binary) => shrink(binary, written).release(env).encode(env),
-                None => new_binary(env, 0).0,
-            },
-            Output::Scratch => new_binary(env, 0).0,
+            Output::Owned(binary) => binary.hand_over(env, written),
+            Output::Scratch => new_binary(env, 0).0.as_c_arg(),
         }
     }
 }
 
 /// What a finished job wrote: the first `len` bytes of its output.
-pub(crate) struct Written<'o, 'a> {
-    output: &'o mut Output<'a>,
+pub(crate) struct Written<'o, 'a, 'b> {
+    output: &'o mut Output<'a, 'b>,
     len: usize,
 }
 
-impl<'a> Written<'_, 'a> {
+impl<'a> Written<'_, 'a, '_> {
     /// As a binary of its size (`Output::take_binary`).
     #[inline(always)]
-    pub(crate) fn binary(self, env: Env<'a>) -> Term<'a> {
+    pub(crate) fn binary(self, env: Env<'a>) -> RawTerm {
         self.output.take_binary(env, self.len)
     }
 }
@@ -132,12 +134,13 @@ pub(crate) fn run<'a, J: NifJob>(
     let buffer = job.buffer(input).ok_or_else(system_limit)?;
     let len = buffer.size();
     if !engine::fits_one_call(&job, input.len()) {
-        return start(env, Box::new(job), input_term, input, alloc_binary(len)?);
+        return start(env, Box::new(job), input_term, input, result_binary(len)?);
     }
     // Made before the job runs and never moved after: a move copied it
     // with vector stores that its length, read right after, waited on.
+    let mut binary = ErtsBinary::unallocated();
     let mut output = match buffer {
-        Buffer::Data(_) => Output::new(env, len)?,
+        Buffer::Data(_) => Output::new(env, len, &mut binary)?,
         Buffer::Scratch(_) => Output::Scratch,
     };
     let (result, percent) = match buffer {
@@ -152,10 +155,12 @@ pub(crate) fn run<'a, J: NifJob>(
         }
     };
     charge(env, percent);
-    Ok(match result {
+    let term = match result {
         Ok(len) => job.done(env, input, output.written(len)),
         Err(error) => job.failed(env, input, error),
-    })
+    };
+    // SAFETY: made in `env` by the job's `done` or `failed`.
+    Ok(unsafe { Term::new(env, term) })
 }
 
 /// Charges the caller `percent` of a timeslice (`enif_consume_timeslice`).
@@ -169,7 +174,7 @@ pub(crate) fn charge(env: Env, percent: i32) {
 /// A job between two slices, with all it works on.
 struct Running {
     job: Box<dyn NifJob>,
-    output: OwnedBinary,
+    output: ErtsBinary,
     /// The input term, copied into an environment of the job's own.
     input_env: OwnedEnv,
     input: SavedTerm,
@@ -188,12 +193,13 @@ fn start<'a>(
     mut job: Box<dyn NifJob>,
     input_term: Term<'a>,
     input: &[u8],
-    mut output: OwnedBinary,
+    mut output: ErtsBinary,
 ) -> NifResult<Term<'a>> {
     let (step, percent) = engine::run_slice(job.as_mut(), input, output.as_mut_slice());
     charge(env, percent);
     if step != Step::More {
-        return Ok(end(env, job.as_ref(), input, output, step));
+        // SAFETY: made in `env` by `end`.
+        return Ok(unsafe { Term::new(env, end(env, job.as_ref(), input, &mut output, step)) });
     }
     let input_env = OwnedEnv::new();
     let running = Running {
@@ -211,13 +217,13 @@ fn end<'a>(
     env: Env<'a>,
     job: &dyn NifJob,
     input: &[u8],
-    output: OwnedBinary,
+    output: &mut ErtsBinary,
     step: Step,
-) -> Term<'a> {
+) -> RawTerm {
     match step {
-        Step::Done(len) => job.done(env, input, Output::Owned(Some(output)).written(len)),
+        Step::Done(len) => job.done(env, input, Output::Owned(output).written(len)),
         Step::Failed(error) => job.failed(env, input, error),
-        Step::More => atoms::continue_().encode(env),
+        Step::More => atoms::continue_().encode(env).as_c_arg(),
     }
 }
 
@@ -235,7 +241,7 @@ fn continue_job(env: Env, resource: ResourceArc<SlicedJob>) -> NifResult<Term> {
         input_env,
         input,
     } = &mut running;
-    let result = input_env.run(|owned| -> NifResult<Option<Term>> {
+    let result = input_env.run(|owned| -> NifResult<Option<RawTerm>> {
         let bytes: Binary = input.load(owned).decode()?;
         let (step, percent) =
             engine::run_slice(job.as_mut(), bytes.as_slice(), output.as_mut_slice());
@@ -243,11 +249,11 @@ fn continue_job(env: Env, resource: ResourceArc<SlicedJob>) -> NifResult<Term> {
         if step == Step::More {
             return Ok(None);
         }
-        let output = std::mem::replace(output, alloc_binary(0)?);
         Ok(Some(end(env, job.as_ref(), bytes.as_slice(), output, step)))
     })?;
     match result {
-        Some(term) => Ok(term),
+        // SAFETY: made in `env` by `end`.
+        Some(term) => Ok(unsafe { Term::new(env, term) }),
         None => {
             *slot = Some(running);
             drop(slot);

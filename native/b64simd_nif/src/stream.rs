@@ -5,7 +5,7 @@
 
 use crate::entry::{binary_of, nif, u64_of};
 use crate::run::{run, NifJob, Written};
-use crate::term::{error_term, new_binary, system_limit};
+use crate::term::{error_term, new_binary, system_limit, RawTerm};
 use b64simd_core::error::DecodeError;
 use b64simd_core::stream::decode::{Carry, DecodeEnd, DecodePiece};
 use b64simd_core::stream::encode::{EncodePiece, EncodeStream};
@@ -27,14 +27,17 @@ fn state_of<S>(
 
 /// `{Base64, State}`, or at the stream's end the Base64 alone.
 impl NifJob for EncodePiece {
-    fn done<'a>(&self, env: Env<'a>, _: &[u8], written: Written<'_, 'a>) -> Term<'a> {
+    fn done<'a>(&self, env: Env<'a>, _: &[u8], written: Written<'_, 'a, '_>) -> RawTerm {
         let base64 = written.binary(env);
         let Some(next) = self.next() else {
             return base64;
         };
         let (state, bytes) = new_binary(env, next.state_len());
         next.write_state(bytes);
-        (base64, state).encode(env)
+        // SAFETY: made in `env` by `written.binary`.
+        (unsafe { Term::new(env, base64) }, state)
+            .encode(env)
+            .as_c_arg()
     }
 }
 
@@ -61,20 +64,22 @@ nif!(encode_stream_end, 1);
 /// `{Data, State}`; an error is the stream's, at its stream offset, with
 /// the byte there.
 impl NifJob for DecodePiece {
-    fn done<'a>(&self, env: Env<'a>, piece: &[u8], written: Written<'_, 'a>) -> Term<'a> {
+    fn done<'a>(&self, env: Env<'a>, piece: &[u8], written: Written<'_, 'a, '_>) -> RawTerm {
         let (state, bytes) = new_binary(env, self.next_state_len());
         self.write_next_state(piece, bytes);
-        (written.binary(env), state).encode(env)
+        // SAFETY: made in `env` by `written.binary`.
+        let data = unsafe { Term::new(env, written.binary(env)) };
+        (data, state).encode(env).as_c_arg()
     }
 
-    fn failed<'a>(&self, env: Env<'a>, _: &[u8], error: DecodeError) -> Term<'a> {
-        error_term(env, error, self.error_byte())
+    fn failed(&self, env: Env, _: &[u8], error: DecodeError) -> RawTerm {
+        error_term(env, error, self.error_byte()).as_c_arg()
     }
 }
 
 impl NifJob for DecodeEnd {
-    fn failed<'a>(&self, env: Env<'a>, _: &[u8], error: DecodeError) -> Term<'a> {
-        error_term(env, error, self.error_byte())
+    fn failed(&self, env: Env, _: &[u8], error: DecodeError) -> RawTerm {
+        error_term(env, error, self.error_byte()).as_c_arg()
     }
 }
 

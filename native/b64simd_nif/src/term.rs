@@ -2,9 +2,20 @@
 //! the option flags, and the `system_limit` a failed allocation raises.
 
 use crate::atoms;
+use crate::enif::{
+    enif_alloc_binary, enif_make_binary, enif_make_sub_binary, enif_realloc_binary,
+    enif_release_binary,
+};
 use b64simd_core::error::DecodeError;
 use b64simd_core::options::{DecodeOptions, EncodeOptions, Kind, Lines};
-use rustler::{Encoder, Env, Error, NifResult, OwnedBinary, Term};
+use rustler::sys::ErlNifBinary;
+use rustler::{Encoder, Env, Error, NifResult, Term};
+
+/// A term as erl_nif has it, which the hot calls pass around instead of
+/// rustler's `Term`: that holds its environment's kind in a byte, and
+/// moved through memory it was copied in whole words that waited on that
+/// byte's store (a stalled store forward, a noticeable share of a call).
+pub(crate) type RawTerm = rustler::sys::ERL_NIF_TERM;
 
 /// A new binary of `size` bytes (a heap binary up to 64) and its bytes,
 /// to be filled before the call returns. `enif_make_new_binary` is
@@ -28,29 +39,94 @@ pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [u
     }
 }
 
-/// `enif_alloc_binary`, but a failed allocation raises `system_limit`
-/// (rustler's `OwnedBinary::new` returns `None` in 0.37 and aborts the VM
-/// in 0.39).
-pub(crate) fn alloc_binary(size: usize) -> NifResult<OwnedBinary> {
-    let mut raw = std::mem::MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
-    // SAFETY: enif_alloc_binary initialises `raw` when it returns true.
-    let ok = unsafe { rustler::sys::enif_alloc_binary(size, raw.as_mut_ptr()) } != 0;
-    if !ok {
-        return Err(Error::RaiseAtom("system_limit"));
+/// A binary allocated for a result (or the calibration's output), through
+/// erl_nif's own functions where the library links them (`enif`), and
+/// released on drop unless it became a term: rustler's table of them is
+/// rewritten by every load of the module, which may come while the
+/// calibration thread runs. Allocated in place (`allocate`), as the hot
+/// calls' output is: moved after erl_nif had filled it in, it was copied
+/// in pieces that stalled store forwarding, a noticeable share of a call.
+pub(crate) struct ErtsBinary(ErlNifBinary);
+
+// SAFETY: an allocated binary belongs to no process or environment, so any
+// thread may write it, release it or hand it to an environment.
+unsafe impl Send for ErtsBinary {}
+
+impl ErtsBinary {
+    /// No binary yet (`allocate` makes one).
+    pub(crate) fn unallocated() -> ErtsBinary {
+        // SAFETY: an `ErlNifBinary` is integers and raw pointers, all of
+        // which may be zero; a null `data` means no binary.
+        ErtsBinary(unsafe { std::mem::MaybeUninit::zeroed().assume_init() })
     }
-    // SAFETY: allocated above; OwnedBinary releases it on drop.
-    Ok(unsafe { OwnedBinary::from_raw(raw.assume_init()) })
+
+    /// `size` bytes, or `None` if erl_nif cannot allocate them.
+    pub(crate) fn new(size: usize) -> Option<ErtsBinary> {
+        let mut binary = ErtsBinary::unallocated();
+        binary.allocate(size).then_some(binary)
+    }
+
+    /// Allocates `size` bytes in place of none; false if erl_nif cannot.
+    #[inline(always)]
+    pub(crate) fn allocate(&mut self, size: usize) -> bool {
+        debug_assert!(self.0.data.is_null(), "allocated once");
+        // SAFETY: enif_alloc_binary takes no environment, so no process's
+        // state is touched from this thread; it fills in `self.0` (its
+        // size, data and ref_bin) when it returns true, and leaves it
+        // unallocated (data null) when it returns false.
+        unsafe { enif_alloc_binary(size, &mut self.0) != 0 }
+    }
+
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        if self.0.data.is_null() || self.0.size == 0 {
+            return &mut [];
+        }
+        // SAFETY: an allocated binary owns `size` writable bytes at `data`
+        // until it is released, which only `drop` and `hand_over` do.
+        unsafe { std::slice::from_raw_parts_mut(self.0.data, self.0.size) }
+    }
+
+    /// Its first `len` bytes (at most its size) as a binary term of `env`,
+    /// which takes it over: shrunk in place when shorter, never copied. It
+    /// is unallocated after; an unallocated one gives an empty binary.
+    #[inline(always)]
+    pub(crate) fn hand_over(&mut self, env: Env, len: usize) -> RawTerm {
+        if self.0.data.is_null() {
+            return new_binary(env, 0).0.as_c_arg();
+        }
+        let raw = &mut self.0;
+        // SAFETY: `raw` is an allocated binary that nothing else refers to,
+        // handed over to `env` by enif_make_binary (and marked unallocated
+        // below, so never released here); `env` is the running call's
+        // environment.
+        let term = unsafe {
+            // Shrinking cannot fail in practice; if it did, the result is
+            // the first `len` bytes of the whole, as a sub-binary.
+            if len < raw.size && enif_realloc_binary(raw, len) == 0 {
+                let whole = enif_make_binary(env.as_c_arg(), raw);
+                enif_make_sub_binary(env.as_c_arg(), whole, 0, len)
+            } else {
+                enif_make_binary(env.as_c_arg(), raw)
+            }
+        };
+        raw.data = std::ptr::null_mut();
+        term
+    }
 }
 
-/// Gives back the unused tail of a decode buffer in place (whitespace made the
-/// maximal estimate too big); never a second full-size copy.
-pub(crate) fn shrink(mut output: OwnedBinary, written: usize) -> OwnedBinary {
-    if written < output.len() {
-        // Shrinking realloc cannot fail in practice; if it did, the binary
-        // keeps its size and we fall back to the copying variant.
-        output.realloc_or_copy(written);
+impl Drop for ErtsBinary {
+    fn drop(&mut self) {
+        if !self.0.data.is_null() {
+            // SAFETY: allocated (`allocate`) and released once, here
+            // (`hand_over` hands it over instead and unallocates it).
+            unsafe { enif_release_binary(&mut self.0) }
+        }
     }
-    output
+}
+
+/// A binary of `size` bytes for a result, or `system_limit` raised.
+pub(crate) fn result_binary(size: usize) -> NifResult<ErtsBinary> {
+    ErtsBinary::new(size).ok_or_else(system_limit)
 }
 
 /// Lazily, for `ok_or_else`: an eager `ok_or(Error::..)` builds and
