@@ -24,6 +24,7 @@
 //! - `stream`: both streams' state between pieces, and their jobs.
 
 pub mod avx2;
+pub mod avx2_decode;
 pub mod base32;
 #[cfg(any(test, feature = "testing"))]
 pub mod base32_reference;

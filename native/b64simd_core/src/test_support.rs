@@ -125,3 +125,19 @@ pub fn upper_state_in_use() -> Option<bool> {
         Some(_xgetbv(1) & 4 != 0)
     }
 }
+
+/// Whether the tests of our AVX2 code can run here; prints why not.
+pub fn runs_avx2(test: &str) -> bool {
+    if cfg!(miri) {
+        println!(
+            "skipped {test}: Miri cannot run SIMD intrinsics \
+             (AddressSanitizer runs this code: make sanitize)"
+        );
+        return false;
+    }
+    let available = crate::avx2::available();
+    if !available {
+        println!("skipped {test}: this CPU has no AVX2");
+    }
+    available
+}

@@ -2,8 +2,8 @@
 //! slices, over one input and into one output buffer allocated up front.
 //! Its stages, in order:
 //!
-//! 1. the short path (`short`), when all of the input is short and fits
-//!    the step: table lookups, the common shape only;
+//! 1. the short path (`short`), when all of the input fits the step and
+//!    has no line shape: the common shape only, in the fewest calls;
 //! 2. the line path (`lines`): line-wrapped text gathered without its breaks;
 //! 3. unbroken windows: whole quanta of the alphabet, one plain simdutf
 //!    decode each, while more input follows;
@@ -196,14 +196,15 @@ impl DecodeJob {
         Step::Done(if self.discard { 0 } else { written })
     }
 
-    /// The short path, if all of the rest is short, fits this step and the
-    /// room, and the ending takes a last quantum.
+    /// The short path, if all of the rest fits this step and the room, is
+    /// not line-wrapped text of the line path's shape, and the ending takes
+    /// a last quantum.
     #[inline(always)]
     fn short(&mut self, text: &[u8], output: &mut [u8], max_input: usize) -> Option<Step> {
         let rest = &text[self.in_pos..];
         if self.ending == Ending::WholeQuanta
-            || rest.len() > short::LONGEST
             || rest.len() > max_input
+            || lines::shape_of(rest).is_some()
         {
             return None;
         }

@@ -1,0 +1,370 @@
+//! Our Base64 decoder of short text for x86-64 CPUs with AVX2: whole
+//! quanta of alphabet characters, 32 or 16 at a time. simdutf's haswell
+//! decoder spends most of a short call outside its 64-character loop (its
+//! setup and its byte-at-a-time tail), where it is no faster than
+//! aklomp/base64's (`bench/README.md`, "Small calls"); these rounds have
+//! neither, so the first stage of a decode (`decode::short`) takes them for
+//! text up to `decode::short::AVX2_LONGEST` where simdutf runs its haswell
+//! kernel.
+//!
+//! The method is Wojciech Muła's, as aklomp/base64's AVX2 codec runs it: a
+//! character's high and low nibbles each look up a bit mask, and a
+//! character is in the alphabet when the two masks share no bit; its
+//! high nibble (and whether it is `/`) looks up what to add to make its
+//! 6-bit value; two multiply-adds pack each four values into three bytes,
+//! and a shuffle and a permute pack a round's 24 bytes together. The
+//! urlsafe alphabet turns `-` and `_` into `+` and `/` first, and rejects
+//! `+` and `/` themselves; `any` turns them and rejects nothing more.
+//!
+//! It only ever returns what the scalar decoder returns for the same
+//! quanta, or gives up (`None`) and leaves them to the later stages: held
+//! to it byte for byte and verdict for verdict by the tests below at every
+//! length and alignment, every byte in every position of a round, and by
+//! the fuzzer.
+
+use crate::options::Alphabet;
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+/// Decodes `input[..input.len() / 16 * 16]` (whole 16-character units; the
+/// rest is the caller's) into the start of `output`, if every byte there
+/// is a character of `alphabet`: the bytes written (3 for every 4
+/// characters). `None` if one is not (whatever it wrote is then junk).
+/// Panics if `output` is shorter than that, or on a CPU without AVX2
+/// (`avx2::available`).
+#[inline]
+pub fn decode_units(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> Option<usize> {
+    let units = input.len() / 16 * 16;
+    assert!(output.len() >= units / 4 * 3, "room for the units' bytes");
+    assert!(
+        crate::avx2::available(),
+        "the AVX2 decoder on a CPU without AVX2"
+    );
+    // SAFETY: the CPU has AVX2 (checked above), all `rounds` needs; the
+    // output holds what the units decode to (checked above).
+    let valid = unsafe { rounds(&input[..units], alphabet, output) };
+    valid.then_some(units / 4 * 3)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn rounds(_input: &[u8], _alphabet: Alphabet, _output: &mut [u8]) -> bool {
+    unreachable!("`avx2::available` is false off x86-64")
+}
+
+/// Decodes `input` (a multiple of 16 characters) into `output` (at least 3
+/// bytes for every 4 characters), 32 characters a round and 16 in a last
+/// half round; whether every character was in the alphabet. A round
+/// stores 32 bytes, 24 of them its own, where the output has room for
+/// them, else 16 and 8. The caller must make sure that the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> bool {
+    debug_assert!(input.len() % 16 == 0 && output.len() >= input.len() / 4 * 3);
+    let lookups = Lookups::new(alphabet);
+    let src = input.as_ptr();
+    let dst = output.as_mut_ptr();
+    let (mut read, mut written) = (0, 0);
+    let mut invalid = _mm256_setzero_si256();
+    // SAFETY (every load and store below): a round reads input[read..read +
+    // 32], within the input by the loop's condition; it writes
+    // output[written..written + 24] (written = read / 4 * 3, within the
+    // output as the caller promised), and 8 bytes more only where the
+    // output has them. The half round reads the input's last 16 bytes and
+    // writes output[written..written + 12], and 4 bytes more only where the
+    // output has them. The unaligned intrinsics take any address.
+    while read + 32 <= input.len() {
+        let (bytes, bad) = lookups.round(_mm256_loadu_si256(src.add(read).cast()));
+        invalid = _mm256_or_si256(invalid, bad);
+        if written + 32 <= output.len() {
+            _mm256_storeu_si256(dst.add(written).cast(), bytes);
+        } else {
+            _mm_storeu_si128(dst.add(written).cast(), _mm256_castsi256_si128(bytes));
+            _mm_storel_epi64(
+                dst.add(written + 16).cast(),
+                _mm256_extracti128_si256::<1>(bytes),
+            );
+        }
+        read += 32;
+        written += 24;
+    }
+    if read < input.len() {
+        // The high lane's zero bytes are outside the alphabet: only the low
+        // lane's verdict counts.
+        let chars = _mm256_zextsi128_si256(_mm_loadu_si128(src.add(read).cast()));
+        let (bytes, bad) = lookups.round(chars);
+        invalid = _mm256_or_si256(invalid, _mm256_zextsi128_si256(_mm256_castsi256_si128(bad)));
+        let bytes = _mm256_castsi256_si128(bytes);
+        if written + 16 <= output.len() {
+            _mm_storeu_si128(dst.add(written).cast(), bytes);
+        } else {
+            _mm_storel_epi64(dst.add(written).cast(), bytes);
+            dst.add(written + 8)
+                .cast::<[u8; 4]>()
+                .write_unaligned(_mm_cvtsi128_si32(_mm_srli_si128::<8>(bytes)).to_le_bytes());
+        }
+    }
+    _mm256_testz_si256(invalid, invalid) == 1
+}
+
+/// The vectors a round looks its characters up in.
+#[cfg(target_arch = "x86_64")]
+struct Lookups {
+    alphabet: Alphabet,
+    /// By low nibble and by high nibble: bit masks that share a bit for
+    /// every byte outside the standard alphabet.
+    low_masks: __m256i,
+    high_masks: __m256i,
+    /// By high nibble (less one for `/`): what to add to a character to
+    /// make its 6-bit value.
+    offsets: __m256i,
+    /// Each 4 values' 3 bytes, then each lane's 12 bytes, together.
+    pack_lanes: __m256i,
+    pack_rounds: __m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lookups {
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn new(alphabet: Alphabet) -> Lookups {
+        Lookups {
+            alphabet,
+            low_masks: _mm256_setr_epi8(
+                0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, //
+                0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A, //
+                0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, //
+                0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A,
+            ),
+            high_masks: _mm256_setr_epi8(
+                0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, //
+                0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, //
+                0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, //
+                0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10,
+            ),
+            // `/` (high nibble 2, less one) +16, `+` +19, digits +4,
+            // `A`-`Z` -65, `a`-`z` -71.
+            offsets: _mm256_setr_epi8(
+                0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0, //
+                0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0,
+            ),
+            pack_lanes: _mm256_setr_epi8(
+                2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1, //
+                2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1,
+            ),
+            pack_rounds: _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7),
+        }
+    }
+
+    /// A round's 24 bytes (at the start of the register) from its 32
+    /// characters, and a register that is not all zero if one of them is
+    /// not in the alphabet. A half round's 16 characters, in the low lane,
+    /// give their 12 bytes and verdict there.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn round(&self, chars: __m256i) -> (__m256i, __m256i) {
+        let (chars, rejected) = match self.alphabet {
+            Alphabet::Standard => (chars, _mm256_setzero_si256()),
+            Alphabet::UrlSafe => (
+                standard_signs(chars),
+                _mm256_or_si256(
+                    _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'+' as i8)),
+                    _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'/' as i8)),
+                ),
+            ),
+            Alphabet::Any => (standard_signs(chars), _mm256_setzero_si256()),
+        };
+        let nibble = _mm256_set1_epi8(0x0F);
+        let high = _mm256_and_si256(_mm256_srli_epi32::<4>(chars), nibble);
+        let low = _mm256_and_si256(chars, nibble);
+        let outside = _mm256_and_si256(
+            _mm256_shuffle_epi8(self.low_masks, low),
+            _mm256_shuffle_epi8(self.high_masks, high),
+        );
+        let slash = _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'/' as i8));
+        let offsets = _mm256_shuffle_epi8(self.offsets, _mm256_add_epi8(slash, high));
+        let values = _mm256_add_epi8(chars, offsets);
+        // Each 16-bit word's two values as 12 bits, then each 32-bit
+        // lane's two words as 24 bits (in its low 3 bytes, big end first).
+        let words = _mm256_maddubs_epi16(values, _mm256_set1_epi32(0x0140_0140));
+        let groups = _mm256_madd_epi16(words, _mm256_set1_epi32(0x0001_1000));
+        let bytes = _mm256_permutevar8x32_epi32(
+            _mm256_shuffle_epi8(groups, self.pack_lanes),
+            self.pack_rounds,
+        );
+        (bytes, _mm256_or_si256(outside, rejected))
+    }
+}
+
+/// The urlsafe signs `-` and `_` turned into the standard `+` and `/`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn standard_signs(chars: __m256i) -> __m256i {
+    let dash = _mm256_and_si256(
+        _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'-' as i8)),
+        _mm256_set1_epi8((b'-' ^ b'+') as i8),
+    );
+    let underscore = _mm256_and_si256(
+        _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'_' as i8)),
+        _mm256_set1_epi8((b'_' ^ b'/') as i8),
+    );
+    _mm256_xor_si256(chars, _mm256_or_si256(dash, underscore))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{DecodeOptions, EncodeOptions};
+    use crate::rules::{class_table_for, is_sextet_class};
+    use crate::test_support::{encode_to_vec, runs_avx2, scalar_decode_to_vec, Rng};
+
+    const ALPHABETS: [Alphabet; 3] = [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any];
+
+    /// `len` characters of `alphabet` in whole quanta (both alphabets'
+    /// signs, mixed, for `Any`).
+    fn text_of(rng: &mut Rng, len: usize, alphabet: Alphabet) -> Vec<u8> {
+        let encoded_alphabet = match alphabet {
+            Alphabet::Any if rng.next() % 2 == 0 => Alphabet::UrlSafe,
+            Alphabet::Any => Alphabet::Standard,
+            alphabet => alphabet,
+        };
+        let opts = EncodeOptions {
+            alphabet: encoded_alphabet,
+            padding: false,
+        };
+        let mut text = encode_to_vec(&rng.bytes(len.div_ceil(4) * 3), opts);
+        text.truncate(len);
+        if alphabet == Alphabet::Any {
+            for byte in text.iter_mut() {
+                *byte = match (*byte, rng.next() % 2) {
+                    (b'+', 0) => b'-',
+                    (b'/', 0) => b'_',
+                    (b'-', 0) => b'+',
+                    (b'_', 0) => b'/',
+                    (byte, _) => byte,
+                };
+            }
+        }
+        text
+    }
+
+    /// What the scalar decoder (the definition) makes of the whole units
+    /// of `input`: their bytes, or `None` if one is outside the alphabet.
+    fn scalar_units(input: &[u8], alphabet: Alphabet) -> Option<Vec<u8>> {
+        let opts = DecodeOptions {
+            alphabet,
+            padding_required: false,
+            reject_whitespace: true,
+            canonical: false,
+        };
+        scalar_decode_to_vec(&input[..input.len() / 16 * 16], opts).ok()
+    }
+
+    fn units_to_vec(input: &[u8], alphabet: Alphabet) -> Option<Vec<u8>> {
+        let mut out = vec![0u8; input.len() / 16 * 16 / 4 * 3];
+        let written = decode_units(input, alphabet, &mut out)?;
+        assert_eq!(written, out.len());
+        Some(out)
+    }
+
+    /// Every byte value in every position of a round, a half round and
+    /// the rounds after them, in each alphabet: decoded as the scalar
+    /// decoder decodes it when it is in the alphabet, refused when not.
+    #[test]
+    fn every_byte_in_every_position() {
+        if !runs_avx2("every_byte_in_every_position") {
+            return;
+        }
+        let seed = 0x5EED_D001;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        for alphabet in ALPHABETS {
+            let classes = class_table_for(alphabet);
+            for len in [16, 32, 48, 80] {
+                let text = text_of(&mut rng, len, alphabet);
+                for at in 0..len {
+                    for byte in 0..=255u8 {
+                        let mut input = text.clone();
+                        input[at] = byte;
+                        let ours = units_to_vec(&input, alphabet);
+                        let label = format!("{byte:#x} at {at} of {len} {alphabet:?}");
+                        // The scalar decoder may read a `=` that ends the
+                        // units as padding: these never end the text.
+                        match is_sextet_class(classes[byte as usize]) {
+                            true => assert_eq!(ours, scalar_units(&input, alphabet), "{label}"),
+                            false => assert_eq!(ours, None, "{label}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every length 0..=1024 in each alphabet, at every input alignment
+    /// 0..64 (the output's moving with it) and every output alignment (the
+    /// input's moving), into an output exactly as long as the units decode
+    /// to, whose neighbouring bytes must stay as they were.
+    #[test]
+    fn every_length_and_alignment() {
+        if !runs_avx2("every_length_and_alignment") {
+            return;
+        }
+        let seed = 0x5EED_D002;
+        println!("seed {seed:#x}");
+        let mut rng = Rng(seed);
+        let mut source = vec![0u8; 1024 + 64];
+        let mut out = vec![0u8; 1024 + 192];
+        for alphabet in ALPHABETS {
+            for len in 0..=1024 {
+                let text = text_of(&mut rng, len, alphabet);
+                let want = scalar_units(&text, alphabet).expect("alphabet characters only");
+                for a in 0..64 {
+                    for (in_at, out_at) in [(a, (7 * a + len) % 64), ((5 * a + len) % 64, a)] {
+                        source[in_at..in_at + len].copy_from_slice(&text);
+                        let guard = rng.next() as u8;
+                        out.fill(guard);
+                        let target = &mut out[out_at..out_at + want.len()];
+                        let written = decode_units(&source[in_at..in_at + len], alphabet, target);
+                        let label = format!("len {len} at {in_at}/{out_at} {alphabet:?}");
+                        assert_eq!(written, Some(want.len()), "{label}");
+                        assert_eq!(target, &want[..], "{label}");
+                        // A store reaches at most 32 bytes past where it
+                        // starts: the 64 bytes on each side.
+                        let after = out_at + want.len();
+                        assert!(
+                            out[..out_at]
+                                .iter()
+                                .chain(&out[after..after + 64])
+                                .all(|&b| b == guard),
+                            "wrote outside the output: {label}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The rounds use the upper halves of the YMM registers; the compiler
+    /// clears them on the way out (`vzeroupper`), or every SSE instruction
+    /// after the call would run slower (`simd.rs`, `clear_upper_state`).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn leaves_the_upper_state_clear() {
+        use crate::test_support::upper_state_in_use;
+        if !runs_avx2("leaves_the_upper_state_clear") {
+            return;
+        }
+        // SAFETY: the CPU has AVX2, so AVX's `vzeroupper`.
+        unsafe { std::arch::x86_64::_mm256_zeroupper() };
+        if upper_state_in_use() != Some(false) {
+            println!("skipped leaves_the_upper_state_clear: XINUSE unknown here");
+            return;
+        }
+        let mut out = [0u8; 72];
+        assert_eq!(
+            decode_units(&[b'A'; 96], Alphabet::Standard, &mut out),
+            Some(72)
+        );
+        assert_eq!(upper_state_in_use(), Some(false));
+    }
+}
