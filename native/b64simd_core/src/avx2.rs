@@ -497,15 +497,9 @@ unsafe fn rounds<const STREAMING: bool>(
     // The groups the rounds left (at most 9): the last 8 by one more round,
     // which reads the input's last 32 bytes, so as to read nothing past it,
     // and rewrites the characters of any group the rounds wrote too (the
-    // same); the one before them, if any, plainly.
+    // same); the one before them, if any, plainly, last: its borrow of
+    // `output` ends what `dst` may write.
     let last = whole - 24;
-    if last > 24 * rounds {
-        encode_tail(
-            &input[24 * rounds..last],
-            opts,
-            &mut output[32 * rounds..last / 3 * 4],
-        );
-    }
     // The window input[last..whole] is bytes 8 - cut .. 32 - cut of those
     // 32, `cut` being the bytes after the whole groups: after moving their
     // 4-byte words 1-4 to the low lane and 4-7 to the high one, each lane
@@ -516,6 +510,13 @@ unsafe fn rounds<const STREAMING: bool>(
     let groups = _mm256_shuffle_epi8(bytes, _mm256_sub_epi8(constants.last_shuffle, cut));
     let characters = constants.encode(groups, multipliers);
     _mm256_storeu_si256(dst.add(last / 3 * 4).cast(), characters);
+    if last > 24 * rounds {
+        encode_tail(
+            &input[24 * rounds..last],
+            opts,
+            &mut output[32 * rounds..last / 3 * 4],
+        );
+    }
     (whole, whole / 3 * 4)
 }
 
