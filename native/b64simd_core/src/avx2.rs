@@ -70,8 +70,10 @@ pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8], stores:
     );
     assert!(available(), "the AVX2 encoder on a CPU without AVX2");
     match stores {
-        Stores::Streaming => encode_streaming(input, opts, output),
-        // SAFETY: the CPU has AVX2, all `rounds` needs (checked above).
+        // SAFETY: the CPU has AVX2 (checked above).
+        Stores::Streaming => unsafe { encode_streaming(input, opts, output) },
+        // SAFETY: the CPU has AVX2 (checked above); cached stores take any
+        // address.
         Stores::Cached => unsafe { encode_checked::<false>(input, opts, output) },
     }
 }
@@ -79,11 +81,16 @@ pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8], stores:
 /// Streaming stores need 32-byte aligned targets: the groups before the
 /// first aligned one are encoded plainly, if group boundaries (4 bytes
 /// apart) meet alignment at all.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
 #[inline(never)]
-fn encode_streaming(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+unsafe fn encode_streaming(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
     let misalignment = output.as_ptr() as usize % 32;
     if misalignment % 4 != 0 {
-        // SAFETY: `encode_into` checked that the CPU has AVX2.
+        // SAFETY: the CPU has AVX2 (this function's contract); cached stores
+        // take any address.
         return unsafe { encode_checked::<false>(input, opts, output) };
     }
     let head = (32 - misalignment) % 32 / 4 * 3;
@@ -91,22 +98,27 @@ fn encode_streaming(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usi
         return encode_tail(input, opts, output);
     }
     let head_written = encode_tail(&input[..head], opts, &mut output[..head / 3 * 4]);
-    // SAFETY: `encode_into` checked that the CPU has AVX2, and the output
-    // now starts 32-byte aligned, as streaming stores need.
+    // SAFETY: the CPU has AVX2 (this function's contract), and the output
+    // now starts 32-byte aligned: `head` groups of 4 characters move it
+    // `32 - misalignment` bytes on.
     head_written
         + unsafe { encode_checked::<true>(&input[head..], opts, &mut output[head_written..]) }
 }
 
-/// The rounds, then the tail. The caller has checked that the CPU has AVX2
-/// and that `output` is exactly the encoding's length; when `STREAMING`,
-/// that `output` is 32-byte aligned.
+/// The rounds, then the tail; `output` is exactly the encoding's length.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, and when `STREAMING` `output` must start
+/// 32-byte aligned.
 #[inline(always)]
 unsafe fn encode_checked<const STREAMING: bool>(
     input: &[u8],
     opts: EncodeOptions,
     output: &mut [u8],
 ) -> usize {
-    let (read, written) = rounds::<STREAMING>(input, output, opts);
+    // SAFETY: this function's contract is `rounds`'s.
+    let (read, written) = unsafe { rounds::<STREAMING>(input, output, opts) };
     let (rest, output) = (&input[read..], &mut output[written..]);
     written
         + if rest.len() < 3 {
@@ -177,6 +189,9 @@ pub fn encode_lines_into(
     written
 }
 
+/// # Safety
+///
+/// None to keep: off x86-64 `available` is false, so nothing calls it.
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn line_rounds<const LENGTH: usize>(
     _input: &[u8],
@@ -192,14 +207,17 @@ unsafe fn line_rounds<const LENGTH: usize>(
 /// at least 4 bytes); returns the bytes read and written. A line is the
 /// rounds at its characters 0, 32, 64, ... and one at its last 32
 /// characters, which writes over some of the one before (the same
-/// characters) when the length is not a multiple of 32. The caller must
-/// make sure that the CPU has AVX2, that `LENGTH` is a multiple of 4 and
-/// at least 32, and that `output` holds the lines and their breaks. Lines
-/// of 76 characters go two at a time where the input allows
-/// (`pairs_of_lines`): five rounds a pair, where two lines alone take six;
-/// when the last lines encoded here are a pair's, up to 3 bytes after what
-/// it returns as written are junk, which the caller's next line (one
-/// follows: `pairs_of_lines`) writes over.
+/// characters) when the length is not a multiple of 32. `output` must hold
+/// the lines and their breaks (it is checked). Lines of 76 characters go
+/// two at a time where the input allows (`pairs_of_lines`): five rounds a
+/// pair, where two lines alone take six; when the last lines encoded here
+/// are a pair's, up to 3 bytes after what it returns as written are junk,
+/// which the caller's next line (one follows: `pairs_of_lines`) writes over.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, and `LENGTH` must be a multiple of 4 and at
+/// least 32.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn line_rounds<const LENGTH: usize>(
@@ -220,11 +238,12 @@ unsafe fn line_rounds<const LENGTH: usize>(
         len => (len - 4) / line_input,
     };
     assert!(count * stride <= output.len());
-    let constants = Constants::new(opts.alphabet);
-    let multipliers = Multipliers::new();
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    let (constants, multipliers) = unsafe { (Constants::new(opts.alphabet), Multipliers::new()) };
     // MIME's lines go two at a time first, as far as they can.
     let done = if LENGTH == 76 {
-        2 * pairs_of_lines(input, output, &constants, multipliers, crlf)
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        2 * unsafe { pairs_of_lines(input, output, &constants, multipliers, crlf) }
     } else {
         0
     };
@@ -237,49 +256,60 @@ unsafe fn line_rounds<const LENGTH: usize>(
     // The character offsets of a line's rounds, multiples of 4.
     let last = length - 32;
     for line in done..count {
-        let (line_src, line_dst) = (src.add(line * line_input), dst.add(line * stride));
-        // SAFETY: round `at` of line k reads input[k line_input + 3 at / 4 -
-        // 4 ..][..32], which ends by (k + 1) line_input + 4 (as at <= length
-        // - 32), within the input by `count`, and starts within it but for
-        // the first round of the first line, which reads input[0..32]
-        // instead (the input has 32 bytes, or `count` is 0) and moves them
-        // 4 bytes up. It writes the line's characters at .. at + 32, within
-        // the line (at <= length - 32), so within the output (the assert
-        // above).
-        let mut bytes = if line == 0 {
-            let first = _mm256_loadu_si256(line_src.cast());
-            _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))
-        } else {
-            _mm256_loadu_si256(line_src.sub(4).cast())
-        };
-        // Opaque once a line: its rounds are one block of code. Made after
-        // the branch above: before it, the compiler prepares the multiplies
-        // there, and the rounds after the branch widen them (`Multipliers`).
-        let multipliers = black_box(multipliers);
-        let mut at = 0;
-        loop {
-            _mm256_storeu_si256(line_dst.add(at).cast(), constants.round(bytes, multipliers));
-            if at == last {
-                break;
+        // SAFETY: the CPU has AVX2 (this function's contract). Line k's
+        // input starts at k line_input and its output at k stride, within
+        // both (k < count). Round `at` of line k reads input[k line_input +
+        // 3 at / 4 - 4 ..][..32], which ends by (k + 1) line_input + 4 (as
+        // at <= length - 32), within the input by `count`, and starts within
+        // it but for the first round of the first line, which reads
+        // input[0..32] instead (the input has 32 bytes, or `count` is 0) and
+        // moves them 4 bytes up. It writes the line's characters at .. at +
+        // 32, within the line (at <= length - 32), and the break's bytes
+        // follow the line: all within the output (the assert above).
+        unsafe {
+            let (line_src, line_dst) = (src.add(line * line_input), dst.add(line * stride));
+            let mut bytes = if line == 0 {
+                let first = _mm256_loadu_si256(line_src.cast());
+                _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))
+            } else {
+                _mm256_loadu_si256(line_src.sub(4).cast())
+            };
+            // Opaque once a line: its rounds are one block of code. Made
+            // after the branch above: before it, the compiler prepares the
+            // multiplies there, and the rounds after the branch widen them
+            // (`Multipliers`).
+            let multipliers = black_box(multipliers);
+            let mut at = 0;
+            loop {
+                _mm256_storeu_si256(line_dst.add(at).cast(), constants.round(bytes, multipliers));
+                if at == last {
+                    break;
+                }
+                at = (at + 32).min(last);
+                bytes = _mm256_loadu_si256(line_src.add(at / 4 * 3).sub(4).cast());
             }
-            at = (at + 32).min(last);
-            bytes = _mm256_loadu_si256(line_src.add(at / 4 * 3).sub(4).cast());
+            write_break(line_dst.add(length), crlf);
         }
-        // SAFETY: the break's bytes follow the line, within the output
-        // (the assert above).
-        write_break(line_dst.add(length), crlf);
     }
     (count * line_input, count * stride)
 }
 
 /// Writes a line break at `at`: `\r\n` when `crlf`, else `\n`.
+///
+/// # Safety
+///
+/// `at` must be valid for writes of the break's bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn write_break(at: *mut u8, crlf: bool) {
-    if crlf {
-        at.cast::<[u8; 2]>().write_unaligned(*b"\r\n");
-    } else {
-        at.write(b'\n');
+    // SAFETY: `at` takes the break's bytes (this function's contract), and
+    // an unaligned write or a byte's takes any address.
+    unsafe {
+        if crlf {
+            at.cast::<[u8; 2]>().write_unaligned(*b"\r\n");
+        } else {
+            at.write(b'\n');
+        }
     }
 }
 
@@ -288,9 +318,13 @@ unsafe fn write_break(at: *mut u8, crlf: bool) {
 /// its low lane A's and its high lane B's, where a line alone takes a third
 /// round. Encodes the first `2 pairs` lines, each followed by its break, and
 /// returns `pairs`: the pairs whose rounds read nothing past the input, the
-/// input going on for at least 7 bytes after B. The caller must make sure
-/// that the CPU has AVX2 and that `output` is the wrapped encoding of all of
-/// `input` in lines of 76 characters, `crlf` telling the break.
+/// input going on for at least 7 bytes after B. `output` is the wrapped
+/// encoding of all of `input` in lines of 76 characters, `crlf` telling the
+/// break (its length is checked).
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -313,64 +347,84 @@ unsafe fn pairs_of_lines(
     // on for 7 bytes after B, so another line of at least 10 characters
     // follows B's break, and stride + 10 >= 80.
     assert!(pairs == 0 || (2 * pairs - 1) * stride + LENGTH + 4 <= output.len());
-    // The shared round's lanes end with their line's break, after its 12
-    // characters: a blend, so that no store of a byte or two (and no
-    // branch on the break, which costs the rounds after it their 16-bit
-    // multiplies) is left in the loop.
-    let (breaks, break_bytes) = if crlf {
-        (
-            _mm256_set1_epi32(0x0000_0A0D),
-            _mm256_setr_epi32(0, 0, 0, 0xFFFF, 0, 0, 0, 0xFFFF),
-        )
-    } else {
-        (
-            _mm256_set1_epi32(0x0000_000A),
-            _mm256_setr_epi32(0, 0, 0, 0xFF, 0, 0, 0, 0xFF),
-        )
-    };
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    let (breaks, break_bytes) = unsafe { line_breaks(crlf) };
     let src = input.as_ptr();
     let dst = output.as_mut_ptr();
     for pair in 0..pairs {
         // Opaque once a pair: its rounds are one block of code.
         let multipliers = black_box(multipliers);
-        let (a_src, a_dst) = (src.add(2 * pair * LINE_INPUT), dst.add(2 * pair * stride));
-        let (b_src, b_dst) = (a_src.add(LINE_INPUT), a_dst.add(stride));
-        // SAFETY (the loads): A starts at 114 pair and B at 114 pair + 57.
-        // The rounds at characters 0 and 32 read a line's input[-4..28] and
-        // input[20..52]; the shared round A's input[44..60] and B's
-        // input[48..64], which ends at 114 (pair + 1) + 7, within the input
-        // by `pairs`. Only the first line's input[-4..] is not the input's:
-        // its round reads input[0..32] instead (the input has 121 bytes, or
-        // `pairs` is 0) and moves them 4 bytes up.
-        let a_first = if pair == 0 {
-            let first = _mm256_loadu_si256(src.cast());
-            _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))
-        } else {
-            _mm256_loadu_si256(a_src.sub(4).cast())
-        };
-        let a_second = _mm256_loadu_si256(a_src.add(20).cast());
-        // A's input[48..57] at the low lane's bytes 4..13, where `shuffle`
-        // reads that lane's 12 bytes; B's at the high lane's bytes 0..9.
-        let tails = _mm256_loadu2_m128i(b_src.add(48).cast(), a_src.add(44).cast());
-        let b_first = _mm256_loadu_si256(b_src.sub(4).cast());
-        let b_second = _mm256_loadu_si256(b_src.add(20).cast());
-        let tails = _mm256_blendv_epi8(constants.round(tails, multipliers), breaks, break_bytes);
-        // SAFETY (the stores): each writes within a line and the 4 bytes
-        // after it, so within the output, as B's last are (the assert
-        // above). The shared round writes A's and B's output[64..80]: 12
-        // characters, the break, then junk (2 bytes after a CRLF, 3 after
-        // an LF) over the first characters of the line after: B's, and
-        // that after B (there is one: see the assert). It comes first, so
-        // that the stores after it write over that junk: B's rounds here,
-        // and the line after B by the next pair, `line_rounds` or the
-        // caller's plain lines.
-        _mm256_storeu_si256(a_dst.cast(), constants.round(a_first, multipliers));
-        _mm256_storeu_si256(a_dst.add(32).cast(), constants.round(a_second, multipliers));
-        _mm256_storeu2_m128i(b_dst.add(64).cast(), a_dst.add(64).cast(), tails);
-        _mm256_storeu_si256(b_dst.cast(), constants.round(b_first, multipliers));
-        _mm256_storeu_si256(b_dst.add(32).cast(), constants.round(b_second, multipliers));
+        // SAFETY: the CPU has AVX2 (this function's contract). A starts at
+        // 114 pair and B at 114 pair + 57 of the input, A at 2 pair stride
+        // and B a stride later of the output. The loads: the rounds at
+        // characters 0 and 32 read a line's input[-4..28] and input[20..52];
+        // the shared round A's input[44..60] and B's input[48..64], which
+        // ends at 114 (pair + 1) + 7, within the input by `pairs`. Only the
+        // first line's input[-4..] is not the input's: its round reads
+        // input[0..32] instead (the input has 121 bytes, or `pairs` is 0)
+        // and moves them 4 bytes up. The stores: each writes within a line
+        // and the 4 bytes after it, so within the output, as B's last are
+        // (the assert above). The shared round writes A's and B's
+        // output[64..80]: 12 characters, the break, then junk (2 bytes after
+        // a CRLF, 3 after an LF) over the first characters of the line
+        // after: B's, and that after B (there is one: see the assert). It
+        // comes first, so that the stores after it write over that junk:
+        // B's rounds here, and the line after B by the next pair,
+        // `line_rounds` or the caller's plain lines.
+        unsafe {
+            let (a_src, a_dst) = (src.add(2 * pair * LINE_INPUT), dst.add(2 * pair * stride));
+            let (b_src, b_dst) = (a_src.add(LINE_INPUT), a_dst.add(stride));
+            let a_first = if pair == 0 {
+                let first = _mm256_loadu_si256(src.cast());
+                _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))
+            } else {
+                _mm256_loadu_si256(a_src.sub(4).cast())
+            };
+            let a_second = _mm256_loadu_si256(a_src.add(20).cast());
+            // A's input[48..57] at the low lane's bytes 4..13, where
+            // `shuffle` reads that lane's 12 bytes; B's at the high lane's
+            // bytes 0..9.
+            let tails = _mm256_loadu2_m128i(b_src.add(48).cast(), a_src.add(44).cast());
+            let b_first = _mm256_loadu_si256(b_src.sub(4).cast());
+            let b_second = _mm256_loadu_si256(b_src.add(20).cast());
+            let tails =
+                _mm256_blendv_epi8(constants.round(tails, multipliers), breaks, break_bytes);
+            _mm256_storeu_si256(a_dst.cast(), constants.round(a_first, multipliers));
+            _mm256_storeu_si256(a_dst.add(32).cast(), constants.round(a_second, multipliers));
+            _mm256_storeu2_m128i(b_dst.add(64).cast(), a_dst.add(64).cast(), tails);
+            _mm256_storeu_si256(b_dst.cast(), constants.round(b_first, multipliers));
+            _mm256_storeu_si256(b_dst.add(32).cast(), constants.round(b_second, multipliers));
+        }
     }
     pairs
+}
+
+/// What the shared round of `pairs_of_lines` blends in: each lane's line
+/// break after its 12 characters, and the mask of the break's bytes. A
+/// blend, so that no store of a byte or two (and no branch on the break,
+/// which costs the rounds after it their 16-bit multiplies) is left in the
+/// loop.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn line_breaks(crlf: bool) -> (__m256i, __m256i) {
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    unsafe {
+        if crlf {
+            (
+                _mm256_set1_epi32(0x0000_0A0D),
+                _mm256_setr_epi32(0, 0, 0, 0xFFFF, 0, 0, 0, 0xFFFF),
+            )
+        } else {
+            (
+                _mm256_set1_epi32(0x0000_000A),
+                _mm256_setr_epi32(0, 0, 0, 0xFF, 0, 0, 0, 0xFF),
+            )
+        }
+    }
 }
 
 /// Plain code, the definition of the encoding (RFC 4648 section 4) that
@@ -423,6 +477,9 @@ fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize 
     len
 }
 
+/// # Safety
+///
+/// None to keep: off x86-64 `available` is false, so nothing calls it.
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn rounds<const STREAMING: bool>(
     _input: &[u8],
@@ -434,9 +491,13 @@ unsafe fn rounds<const STREAMING: bool>(
 
 /// Encodes every whole 3-byte group of `input` into the start of
 /// `output`, if it has at least 16 bytes (`half_rounds` under 32); returns
-/// the bytes read and written (none for a shorter input). The caller must make sure that the
-/// CPU has AVX2, and when `STREAMING` that `output` is 32-byte aligned;
-/// `output` must hold at least the encoding of the groups (it is checked).
+/// the bytes read and written (none for a shorter input). `output` must
+/// hold at least the encoding of the groups (it is checked).
+///
+/// # Safety
+///
+/// The CPU must have AVX2, and when `STREAMING` `output` must start
+/// 32-byte aligned.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn rounds<const STREAMING: bool>(
@@ -450,7 +511,8 @@ unsafe fn rounds<const STREAMING: bool>(
     // 24 (rounds - 1) + 28 = 24 rounds + 4 <= input.len() bytes: this count.
     let len = input.len();
     if len < 32 {
-        return half_rounds(input, output, opts);
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        return unsafe { half_rounds(input, output, opts) };
     }
     let rounds = (len - 4) / 24;
     let whole = len / 3 * 3;
@@ -460,39 +522,43 @@ unsafe fn rounds<const STREAMING: bool>(
     assert!(whole / 3 * 4 <= output.len());
     let src = input.as_ptr();
     let dst = output.as_mut_ptr();
-    let constants = Constants::new(opts.alphabet);
-    let multipliers = Multipliers::new();
-    // SAFETY (every load and store below): round 0 reads input[0..32],
-    // within the input since it has at least 32 bytes; every other round r
-    // < rounds reads input[24r - 4 .. 24r + 28], within it by the count
-    // above; the last round reads input[len - 32 .. len]. The writes are
-    // within the output by the assert above. The unaligned intrinsics take
-    // any address.
-    let first = _mm256_loadu_si256(src.cast());
-    let first = _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6));
-    let characters = constants.round(first, multipliers);
-    store::<STREAMING>(dst, characters);
+    // SAFETY: the CPU has AVX2 (this function's contract). Round 0 reads
+    // input[0..32], within the input since it has at least 32 bytes, and
+    // writes output[0..32], within it by the assert above; when
+    // `STREAMING`, at the aligned start of the output (this function's
+    // contract).
+    let (constants, multipliers) = unsafe {
+        let (constants, multipliers) = (Constants::new(opts.alphabet), Multipliers::new());
+        let first = _mm256_loadu_si256(src.cast());
+        let first = _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6));
+        store::<STREAMING>(dst, constants.round(first, multipliers));
+        (constants, multipliers)
+    };
     let mut r = 1;
     // Four rounds an iteration: independent loads and stores in flight.
     while r + 4 <= rounds {
         let multipliers = black_box(multipliers);
         for r in r..r + 4 {
-            let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
-            store::<STREAMING>(dst.add(32 * r), constants.round(bytes, multipliers));
+            // SAFETY: the CPU has AVX2 (this function's contract). Round r <
+            // rounds reads input[24r - 4 .. 24r + 28], within the input by
+            // the count above, and writes output[32r .. 32r + 32], within it
+            // by the assert above; 32-byte aligned when `STREAMING`, as the
+            // output's start is.
+            unsafe {
+                let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
+                store::<STREAMING>(dst.add(32 * r), constants.round(bytes, multipliers));
+            }
         }
         r += 4;
     }
     while r < rounds {
-        let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
-        let multipliers = black_box(multipliers);
-        store::<STREAMING>(dst.add(32 * r), constants.round(bytes, multipliers));
+        // SAFETY: as in the loop above.
+        unsafe {
+            let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
+            let multipliers = black_box(multipliers);
+            store::<STREAMING>(dst.add(32 * r), constants.round(bytes, multipliers));
+        }
         r += 1;
-    }
-    if STREAMING {
-        // Streaming stores are weakly ordered: all of them before the
-        // stores below, and whatever this thread writes next (the term that
-        // hands the output over).
-        _mm_sfence();
     }
     // The groups the rounds left (at most 9): the last 8 by one more round,
     // which reads the input's last 32 bytes, so as to read nothing past it,
@@ -500,16 +566,27 @@ unsafe fn rounds<const STREAMING: bool>(
     // same); the one before them, if any, plainly, last: its borrow of
     // `output` ends what `dst` may write.
     let last = whole - 24;
-    // The window input[last..whole] is bytes 8 - cut .. 32 - cut of those
-    // 32, `cut` being the bytes after the whole groups: after moving their
-    // 4-byte words 1-4 to the low lane and 4-7 to the high one, each lane
-    // holds its 12 bytes from its byte 4 - cut.
-    let bytes = _mm256_loadu_si256(src.add(len - 32).cast());
-    let bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(1, 2, 3, 4, 4, 5, 6, 7));
-    let cut = _mm256_set1_epi8((len - whole) as i8);
-    let groups = _mm256_shuffle_epi8(bytes, _mm256_sub_epi8(constants.last_shuffle, cut));
-    let characters = constants.encode(groups, multipliers);
-    _mm256_storeu_si256(dst.add(last / 3 * 4).cast(), characters);
+    // SAFETY: the CPU has AVX2 (this function's contract). The last round
+    // reads input[len - 32 .. len] and writes output[4 last / 3 ..][..32],
+    // which ends at 4 whole / 3, within the output by the assert above.
+    unsafe {
+        if STREAMING {
+            // Streaming stores are weakly ordered: all of them before the
+            // stores below, and whatever this thread writes next (the term
+            // that hands the output over).
+            _mm_sfence();
+        }
+        // The window input[last..whole] is bytes 8 - cut .. 32 - cut of
+        // those 32, `cut` being the bytes after the whole groups: after
+        // moving their 4-byte words 1-4 to the low lane and 4-7 to the high
+        // one, each lane holds its 12 bytes from its byte 4 - cut.
+        let bytes = _mm256_loadu_si256(src.add(len - 32).cast());
+        let bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(1, 2, 3, 4, 4, 5, 6, 7));
+        let cut = _mm256_set1_epi8((len - whole) as i8);
+        let groups = _mm256_shuffle_epi8(bytes, _mm256_sub_epi8(constants.last_shuffle, cut));
+        let characters = constants.encode(groups, multipliers);
+        _mm256_storeu_si256(dst.add(last / 3 * 4).cast(), characters);
+    }
     if last > 24 * rounds {
         encode_tail(
             &input[24 * rounds..last],
@@ -523,9 +600,12 @@ unsafe fn rounds<const STREAMING: bool>(
 /// Inputs of 16 to 31 bytes, on 128-bit registers: rounds of 12 bytes, a
 /// lane's, at bytes 0 and (from 27 whole bytes) 12, and the last whole
 /// groups read from the input's last 16 bytes, as `rounds` does with 32;
-/// returns the bytes read and written (none for a shorter input). The
-/// caller must make sure that the CPU has AVX2; `output` must hold at least
-/// the encoding of the groups (it is checked).
+/// returns the bytes read and written (none for a shorter input). `output`
+/// must hold at least the encoding of the groups (it is checked).
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -538,43 +618,53 @@ unsafe fn half_rounds(input: &[u8], output: &mut [u8], opts: EncodeOptions) -> (
     assert!(whole / 3 * 4 <= output.len());
     let src = input.as_ptr();
     let dst = output.as_mut_ptr();
-    let constants = Constants::new(opts.alphabet);
-    let multipliers = black_box(Multipliers::new());
-    let shuffle = _mm256_castsi256_si128(constants.shuffle);
-    // SAFETY (every load and store below): the first round reads
-    // input[0..16], the second (when whole > 24, so len >= 27)
+    // SAFETY: the CPU has AVX2 (this function's contract). The first round
+    // reads input[0..16], the second (when whole > 24, so len >= 27)
     // input[8..24], the last input[len - 16 .. len], all within the input
     // (len >= 16); they write output[0..16], output[16..32] and the 16
     // characters that end at 4 whole / 3, all within the encoding of the
     // whole groups (the assert above; whole >= 15).
-    let first = _mm_slli_si128::<4>(_mm_loadu_si128(src.cast()));
-    let characters = constants.encode128(_mm_shuffle_epi8(first, shuffle), multipliers);
-    _mm_storeu_si128(dst.cast(), characters);
-    if whole > 24 {
-        let bytes = _mm_loadu_si128(src.add(8).cast());
-        let characters = constants.encode128(_mm_shuffle_epi8(bytes, shuffle), multipliers);
-        _mm_storeu_si128(dst.add(16).cast(), characters);
+    unsafe {
+        let constants = Constants::new(opts.alphabet);
+        let multipliers = black_box(Multipliers::new());
+        let shuffle = _mm256_castsi256_si128(constants.shuffle);
+        let first = _mm_slli_si128::<4>(_mm_loadu_si128(src.cast()));
+        let characters = constants.encode128(_mm_shuffle_epi8(first, shuffle), multipliers);
+        _mm_storeu_si128(dst.cast(), characters);
+        if whole > 24 {
+            let bytes = _mm_loadu_si128(src.add(8).cast());
+            let characters = constants.encode128(_mm_shuffle_epi8(bytes, shuffle), multipliers);
+            _mm_storeu_si128(dst.add(16).cast(), characters);
+        }
+        // The window input[whole - 12 .. whole] is bytes 4 - cut .. 16 -
+        // cut of the last 16, `cut` being the bytes after the whole groups.
+        let bytes = _mm_loadu_si128(src.add(len - 16).cast());
+        let cut = _mm_set1_epi8((len - whole) as i8);
+        let groups = _mm_shuffle_epi8(bytes, _mm_sub_epi8(shuffle, cut));
+        let characters = constants.encode128(groups, multipliers);
+        _mm_storeu_si128(dst.add(whole / 3 * 4 - 16).cast(), characters);
     }
-    // The window input[whole - 12 .. whole] is bytes 4 - cut .. 16 - cut of
-    // the last 16, `cut` being the bytes after the whole groups.
-    let bytes = _mm_loadu_si128(src.add(len - 16).cast());
-    let cut = _mm_set1_epi8((len - whole) as i8);
-    let groups = _mm_shuffle_epi8(bytes, _mm_sub_epi8(shuffle, cut));
-    let characters = constants.encode128(groups, multipliers);
-    _mm_storeu_si128(dst.add(whole / 3 * 4 - 16).cast(), characters);
     (whole, whole / 3 * 4)
 }
 
-/// Writes a round's characters to `at`, 32-byte aligned when `STREAMING`
-/// (dst + 32r, aligned as `dst` is: the caller's promise).
+/// Writes a round's characters to `at`, with a streaming store when
+/// `STREAMING`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, and `at` must be valid for 32 bytes of writes,
+/// 32-byte aligned when `STREAMING`.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn store<const STREAMING: bool>(at: *mut u8, characters: __m256i) {
-    if STREAMING {
-        _mm256_stream_si256(at.cast(), characters)
-    } else {
-        _mm256_storeu_si256(at.cast(), characters)
+    // SAFETY: this function's contract is what either store needs.
+    unsafe {
+        if STREAMING {
+            _mm256_stream_si256(at.cast(), characters)
+        } else {
+            _mm256_storeu_si256(at.cast(), characters)
+        }
     }
 }
 
@@ -583,6 +673,10 @@ unsafe fn store<const STREAMING: bool>(at: *mut u8, characters: __m256i) {
 /// see their values in the loop: seeing them, it turns each multiply into
 /// shifts and blends (powers of two) or into widened multiplies prepared
 /// outside the loop, either of them far slower.
+///
+/// Its functions and `Constants`' are inlined into the rounds, which
+/// enable AVX2; they enable none themselves, so that their intrinsics are
+/// unsafe calls on every Rust this crate takes, in blocks with their proof.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Multipliers {
@@ -592,16 +686,21 @@ struct Multipliers {
 
 #[cfg(target_arch = "x86_64")]
 impl Multipliers {
-    #[inline]
-    #[target_feature(enable = "avx2")]
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
     unsafe fn new() -> Multipliers {
-        Multipliers {
-            // A high multiply by 2^6 and 2^10: the low 16-bit word right by
-            // 10 bits, the high one by 6.
-            first_third: _mm256_set1_epi32(0x0400_0040),
-            // A low multiply by 2^4 and 2^8: the low word left by 4 bits,
-            // the high one by 8.
-            second_fourth: _mm256_set1_epi32(0x0100_0010),
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe {
+            Multipliers {
+                // A high multiply by 2^6 and 2^10: the low 16-bit word right
+                // by 10 bits, the high one by 6.
+                first_third: _mm256_set1_epi32(0x0400_0040),
+                // A low multiply by 2^4 and 2^8: the low word left by 4
+                // bits, the high one by 8.
+                second_fourth: _mm256_set1_epi32(0x0100_0010),
+            }
         }
     }
 }
@@ -618,83 +717,102 @@ struct Constants {
 
 #[cfg(target_arch = "x86_64")]
 impl Constants {
-    #[inline]
-    #[target_feature(enable = "avx2")]
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
     unsafe fn new(alphabet: Alphabet) -> Constants {
-        Constants {
-            // Each 32-bit lane gets one group a, b, c as the bytes b, a, c,
-            // b: its low 16-bit word holds a then b, its high word b then c.
-            // The low lane's 12 bytes start at its byte 4, the high lane's
-            // at its byte 0.
-            shuffle: _mm256_setr_epi8(
-                5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14, //
-                1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10,
-            ),
-            // The same for the last round, whose lanes both hold their 12
-            // bytes from byte 4 (before it subtracts the cut).
-            last_shuffle: _mm256_setr_epi8(
-                5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14, //
-                5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14,
-            ),
-            // `encode` takes bytes 1 and 3 of each lane from the low
-            // multiply, 0 and 2 from the high one...
-            odd_bytes: _mm256_set1_epi32(0xFF00_FF00_u32 as i32),
-            // ...and keeps their low 6 bits.
-            six_bits: _mm256_set1_epi8(0x3F),
-            // What `encode` adds to each range of 6-bit values: index 0 for
-            // 0-25 (`A`), 1 for 26-51 (`a`), 2-11 for 52-61 (`0`), 12 for
-            // 62 and 13 for 63 (`+` and `/`, or `-` and `_`).
-            offsets: match alphabet {
-                Alphabet::UrlSafe => _mm256_setr_epi8(
-                    65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -17, 32, 0, 0, //
-                    65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -17, 32, 0, 0,
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe {
+            Constants {
+                // Each 32-bit lane gets one group a, b, c as the bytes b, a, c,
+                // b: its low 16-bit word holds a then b, its high word b then c.
+                // The low lane's 12 bytes start at its byte 4, the high lane's
+                // at its byte 0.
+                shuffle: _mm256_setr_epi8(
+                    5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14, //
+                    1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10,
                 ),
-                _ => _mm256_setr_epi8(
-                    65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 0, 0, //
-                    65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 0, 0,
+                // The same for the last round, whose lanes both hold their 12
+                // bytes from byte 4 (before it subtracts the cut).
+                last_shuffle: _mm256_setr_epi8(
+                    5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14, //
+                    5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14,
                 ),
-            },
+                // `encode` takes bytes 1 and 3 of each lane from the low
+                // multiply, 0 and 2 from the high one...
+                odd_bytes: _mm256_set1_epi32(0xFF00_FF00_u32 as i32),
+                // ...and keeps their low 6 bits.
+                six_bits: _mm256_set1_epi8(0x3F),
+                // What `encode` adds to each range of 6-bit values: index 0 for
+                // 0-25 (`A`), 1 for 26-51 (`a`), 2-11 for 52-61 (`0`), 12 for
+                // 62 and 13 for 63 (`+` and `/`, or `-` and `_`).
+                offsets: match alphabet {
+                    Alphabet::UrlSafe => _mm256_setr_epi8(
+                        65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -17, 32, 0, 0, //
+                        65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -17, 32, 0, 0,
+                    ),
+                    _ => _mm256_setr_epi8(
+                        65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 0, 0, //
+                        65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 0, 0,
+                    ),
+                },
+            }
         }
     }
 
     /// A round's 32 characters from its 32 loaded bytes (the low lane's 12
     /// at its bytes 4..16, the high lane's at 0..12).
-    #[inline]
-    #[target_feature(enable = "avx2")]
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
     unsafe fn round(&self, bytes: __m256i, multipliers: Multipliers) -> __m256i {
-        self.encode(_mm256_shuffle_epi8(bytes, self.shuffle), multipliers)
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe { self.encode(_mm256_shuffle_epi8(bytes, self.shuffle), multipliers) }
     }
 
     /// `encode` on a 128-bit register: the 16 characters of 4 groups
     /// (`encode` works lane by lane, so the low lane's are these).
-    #[inline]
-    #[target_feature(enable = "avx2")]
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
     unsafe fn encode128(&self, groups: __m128i, multipliers: Multipliers) -> __m128i {
-        _mm256_castsi256_si128(self.encode(_mm256_zextsi128_si256(groups), multipliers))
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe { _mm256_castsi256_si128(self.encode(_mm256_zextsi128_si256(groups), multipliers)) }
     }
 
     /// The 32 characters of a round from its 8 groups, one to a 32-bit
     /// lane as `shuffle` leaves them.
-    #[inline]
-    #[target_feature(enable = "avx2")]
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
     unsafe fn encode(&self, groups: __m256i, multipliers: Multipliers) -> __m256i {
-        // Each 6-bit value to the low bits of a byte of its own. The high
-        // multiply gives a's high 6 bits in byte 0 (the low word right by
-        // 10), b's low 6 bits then c's high 2 in byte 2 (the high word
-        // right by 6)...
-        let first_third = _mm256_mulhi_epu16(groups, multipliers.first_third);
-        // ...the low one a's low 6 bits then b's high 4 in byte 1 (the low
-        // word left by 4), c in byte 3 (the high word left by 8).
-        let second_fourth = _mm256_mullo_epi16(groups, multipliers.second_fourth);
-        let values = _mm256_and_si256(
-            _mm256_blendv_epi8(first_third, second_fourth, self.odd_bytes),
-            self.six_bits,
-        );
-        // The offset's index: 0 for values up to 51, 1-12 above, plus 1 for
-        // values above 25 (the comparison gives -1).
-        let index = _mm256_subs_epu8(values, _mm256_set1_epi8(51));
-        let index = _mm256_sub_epi8(index, _mm256_cmpgt_epi8(values, _mm256_set1_epi8(25)));
-        _mm256_add_epi8(values, _mm256_shuffle_epi8(self.offsets, index))
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe {
+            // Each 6-bit value to the low bits of a byte of its own. The
+            // high multiply gives a's high 6 bits in byte 0 (the low word
+            // right by 10), b's low 6 bits then c's high 2 in byte 2 (the
+            // high word right by 6)...
+            let first_third = _mm256_mulhi_epu16(groups, multipliers.first_third);
+            // ...the low one a's low 6 bits then b's high 4 in byte 1 (the
+            // low word left by 4), c in byte 3 (the high word left by 8).
+            let second_fourth = _mm256_mullo_epi16(groups, multipliers.second_fourth);
+            let values = _mm256_and_si256(
+                _mm256_blendv_epi8(first_third, second_fourth, self.odd_bytes),
+                self.six_bits,
+            );
+            // The offset's index: 0 for values up to 51, 1-12 above, plus 1
+            // for values above 25 (the comparison gives -1).
+            let index = _mm256_subs_epu8(values, _mm256_set1_epi8(51));
+            let index = _mm256_sub_epi8(index, _mm256_cmpgt_epi8(values, _mm256_set1_epi8(25)));
+            _mm256_add_epi8(values, _mm256_shuffle_epi8(self.offsets, index))
+        }
     }
 }
 

@@ -23,6 +23,8 @@
 //! - `engine`: a job run within one call or a slice at a time;
 //! - `stream`: both streams' state between pieces, and their jobs.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod avx2;
 pub mod base32;
 #[cfg(any(test, feature = "testing"))]
