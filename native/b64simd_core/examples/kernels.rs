@@ -18,8 +18,9 @@
 
 use b64simd_core::avx2::{self, Stores};
 use b64simd_core::kernel;
+use b64simd_core::lengths::encoded_len;
 use b64simd_core::options::{Alphabet, EncodeOptions};
-use b64simd_core::simd::{decode_loose, encoded_len};
+use b64simd_core::simd::decode_loose;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::time::{Duration, Instant};
 

@@ -19,8 +19,8 @@
 //! every length 0..=4096 and every alignment (the tests below), and by the
 //! fuzzer; the tests say that they ran it.
 
+use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{Alphabet, EncodeOptions, LineBreak, Lines};
-use crate::simd::{encoded_len, wrapped_len};
 #[cfg(target_arch = "x86_64")]
 use std::{arch::x86_64::*, hint::black_box};
 

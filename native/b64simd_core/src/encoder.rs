@@ -11,7 +11,7 @@
 
 use crate::avx2::{self, Stores};
 use crate::options::{EncodeOptions, LineBreak, Lines};
-use crate::{kernel, simd};
+use crate::{kernel, lengths, simd};
 use std::sync::OnceLock;
 
 pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
@@ -161,7 +161,7 @@ pub fn encode_lines_into(
 ) -> usize {
     match encoder {
         Encoder::Avx2 => {
-            let len = simd::wrapped_len(input.len(), opts.padding, lines, 0)
+            let len = lengths::wrapped_len(input.len(), opts.padding, lines, 0)
                 .expect("a piece's encoding fits");
             avx2::encode_lines_into(input, opts, lines, &mut output[..len])
         }

@@ -8,6 +8,7 @@
 //!   for tests and the fuzzer only), the reasons of a rejection, the
 //!   time budget and the reductions a call is charged, per-thread scratch
 //!   memory, and the `Job` every call is;
+//! - `lengths`: what a text encodes to and the most it decodes to;
 //! - `simd`: every simdutf call, with its length contract and the guard of
 //!   a known simdutf defect; `avx2`: our own Base64 encoder for x86-64 with
 //!   AVX2; `kernel`: which simdutf kernel runs; `encoder`: which Base64
@@ -38,6 +39,7 @@ pub mod error;
 pub mod hex;
 pub mod job;
 pub mod kernel;
+pub mod lengths;
 pub mod options;
 pub mod rules;
 pub mod scalar;

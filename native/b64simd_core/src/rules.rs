@@ -15,8 +15,8 @@
 //! every decode skips before it starts.
 
 use crate::error::DecodeError;
+use crate::lengths::encoded_len;
 use crate::options::{Alphabet, DecodeOptions};
-use crate::simd::encoded_len;
 
 /// Class-table entries at and above `PAD` are not alphabet characters.
 pub const PAD: u8 = 64;

@@ -6,9 +6,9 @@ use crate::decode::DecodeJob;
 use crate::encoder::encode_into;
 use crate::error::DecodeError;
 use crate::job::Job;
+use crate::lengths::{encoded_len, maximal_decoded_len};
 use crate::options::{Alphabet, DecodeOptions, EncodeOptions, Lines};
 use crate::scalar;
-use crate::simd::{encoded_len, maximal_decoded_len};
 
 /// RFC 4648 section 10's test vectors: data and its standard encoding.
 pub const RFC4648_VECTORS: [(&[u8], &[u8]); 7] = [

@@ -8,10 +8,11 @@ use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::error::DecodeError;
 use b64simd_core::job::{Job, Step};
+use b64simd_core::lengths::{encoded_len, maximal_decoded_len};
 use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions, LineBreak, Lines};
 use b64simd_core::rules;
 use b64simd_core::scalar;
-use b64simd_core::simd::{self, encoded_len, maximal_decoded_len};
+use b64simd_core::simd;
 use b64simd_core::stream::decode::{Carry, DecodeEnd, DecodePiece};
 
 /// Output buffers get this many canary bytes past their end: simdutf writes

@@ -17,7 +17,7 @@ use crate::simd::decodes_whole;
 pub const LONGEST: usize = lines::MIN_INPUT - 1;
 
 /// `input` (all of a decode's input, trimmed) decoded into `output`, which
-/// holds `simd::decoded_len_bound(input)`, if it has the common shape.
+/// holds `lengths::decoded_len_bound(input)`, if it has the common shape.
 #[inline]
 pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<usize> {
     if input.len() <= SHORT_MAX {
@@ -159,9 +159,9 @@ fn decode_blocks_then_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lengths::decoded_len_bound;
     use crate::options::EncodeOptions;
     use crate::scalar;
-    use crate::simd::decoded_len_bound;
     use crate::test_support::{encode_to_vec as enc, scalar_decode_to_vec, Rng};
 
     /// `decode_short`'s quantum tables, entry by entry: every byte in every

@@ -7,8 +7,8 @@ pub mod wrap;
 use crate::budget::Work;
 use crate::encoder::encode_into;
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths::encoded_len;
 use crate::options::EncodeOptions;
-use crate::simd::encoded_len;
 
 #[derive(Clone, Debug)]
 pub struct EncodeJob {

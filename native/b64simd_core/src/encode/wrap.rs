@@ -16,9 +16,9 @@ use super::step_len;
 use crate::budget::Work;
 use crate::encoder::{self, encode_into, Encoder};
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
-use crate::simd::{encoded_len, wrapped_len};
 
 /// Input bytes encoded per block: 16 KiB of text, small enough to stay in L1
 /// between encoding it and copying it out.

@@ -11,8 +11,8 @@ use crate::encode::wrap::WrapJob;
 use crate::encode::EncodeJob;
 use crate::encoder::encode_into;
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, Lines};
-use crate::simd::{encoded_len, wrapped_len};
 
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;

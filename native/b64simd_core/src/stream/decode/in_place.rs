@@ -15,8 +15,9 @@
 
 use super::carry::MAX_CARRY;
 use crate::decode::{decode_whole_quanta, lines, DecodeJob};
+use crate::lengths::maximal_decoded_len;
 use crate::options::DecodeOptions;
-use crate::simd::{maximal_decoded_len, Window};
+use crate::simd::Window;
 use std::ops::Range;
 
 /// The bytes of `carry ++ piece` (offsets into the two, `carry_len` and
