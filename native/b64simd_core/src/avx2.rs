@@ -82,7 +82,12 @@ pub enum Stores {
 /// `encoded_len(input.len(), opts.padding)` bytes long; returns that length.
 /// Panics on another length, or on a CPU without AVX2 (`available`).
 #[inline]
-pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8], stores: Stores) -> usize {
+pub fn avx2_encode_into(
+    input: &[u8],
+    opts: EncodeOptions,
+    output: &mut [u8],
+    stores: Stores,
+) -> usize {
     assert_eq!(
         Some(output.len()),
         encoded_len(input.len(), opts.padding),
@@ -150,7 +155,7 @@ unsafe fn encode_checked<const STREAMING: bool>(
         }
 }
 
-/// Whether `encode_lines_into` takes lines of `lines.length` characters:
+/// Whether `avx2_encode_lines_into` takes lines of `lines.length` characters:
 /// MIME's 76 and PEM's 64 (RFC 2045, RFC 7468), with either break. Each
 /// gets code of its own, its rounds known when it is compiled; a loop over
 /// a length read at run time let the compiler prepare the multiplies
@@ -164,7 +169,7 @@ pub fn takes_lines(lines: Lines) -> bool {
 /// into `output`, which must be exactly that long; returns its length.
 /// Panics on another length, on lines it does not take, or on a CPU
 /// without AVX2.
-pub fn encode_lines_into(
+pub fn avx2_encode_lines_into(
     input: &[u8],
     opts: EncodeOptions,
     lines: Lines,
@@ -198,7 +203,7 @@ pub fn encode_lines_into(
     while read < input.len() {
         let piece = &input[read..input.len().min(read + line_input)];
         let len = encoded_len(piece.len(), opts.padding).expect("a line's encoding fits");
-        written += encode_into(
+        written += avx2_encode_into(
             piece,
             opts,
             &mut output[written..written + len],
@@ -848,7 +853,7 @@ mod tests {
     fn encode_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
         assert_eq!(
-            encode_into(input, opts, &mut out, Stores::Cached),
+            avx2_encode_into(input, opts, &mut out, Stores::Cached),
             out.len()
         );
         out
@@ -856,7 +861,10 @@ mod tests {
 
     fn simdutf_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
-        assert_eq!(crate::simd::encode_into(input, opts, &mut out), out.len());
+        assert_eq!(
+            crate::simd::simdutf_encode_into(input, opts, &mut out),
+            out.len()
+        );
         out
     }
 
@@ -987,7 +995,7 @@ mod tests {
                             let guard = rng.next() as u8;
                             out.fill(guard);
                             let target = &mut out[out_at..out_at + want.len()];
-                            encode_into(input, options, target, stores);
+                            avx2_encode_into(input, options, target, stores);
                             let at =
                                 format!("len {len} at {in_at}/{out_at} {options:?} {stores:?}");
                             assert_eq!(target, &want[..], "{at}");
@@ -1020,7 +1028,7 @@ mod tests {
                 let want = simdutf_to_vec(input, options);
                 for stores in BOTH_STORES {
                     let mut out = vec![0u8; want.len()];
-                    encode_into(input, options, &mut out, stores);
+                    avx2_encode_into(input, options, &mut out, stores);
                     assert!(out == want, "len {len} at {at} {options:?} {stores:?}");
                 }
             }
@@ -1041,7 +1049,7 @@ mod tests {
         }
     }
 
-    /// `encode_lines_into` against the reference cut into lines, at every
+    /// `avx2_encode_lines_into` against the reference cut into lines, at every
     /// input length 0..=4096 (odd and even line counts, every length of the
     /// last line, on both sides of each pair's bound in `pairs_of_lines`),
     /// both line lengths, breaks, alphabets and paddings, each at its own
@@ -1083,7 +1091,7 @@ mod tests {
                 let target = &mut out[out_at..out_at + wrapped];
                 let label = format!("len {len} {lines:?} {:?} at {in_at}/{out_at}", options[o]);
                 assert_eq!(
-                    encode_lines_into(input, options[o], lines, target),
+                    avx2_encode_lines_into(input, options[o], lines, target),
                     wrapped,
                     "{label}"
                 );
@@ -1148,7 +1156,7 @@ mod tests {
             let known = upper_state_in_use() == Some(false);
             let input = [0x5Au8; 100];
             let mut out = [0u8; 136];
-            encode_into(&input, EncodeOptions::DEFAULT, &mut out, Stores::Cached);
+            avx2_encode_into(&input, EncodeOptions::DEFAULT, &mut out, Stores::Cached);
             if known {
                 assert_eq!(upper_state_in_use(), Some(false));
             } else {

@@ -20,7 +20,7 @@ pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
 /// around the caches, where there is an encoder that can.
 pub const BIG_CALL: usize = 16 << 20;
 
-/// An encoder of plain calls (`encode_into`) or of lines (`line_encoder`).
+/// An encoder of plain calls (`encode_piece_into`) or of lines (`line_encoder`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoder {
     /// b64simd's own, `avx2.rs`.
@@ -111,7 +111,12 @@ pub fn active() -> Encoders {
 /// `output`, which must be exactly `encoded_len(piece.len(), opts.padding)`
 /// bytes long, with the encoder of such a call; returns that length.
 #[inline]
-pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_len: usize) -> usize {
+pub fn encode_piece_into(
+    piece: &[u8],
+    opts: EncodeOptions,
+    output: &mut [u8],
+    call_len: usize,
+) -> usize {
     let encoders = active();
     let (encoder, stores) = if call_len >= BIG_CALL {
         (encoders.big_calls, Stores::Streaming)
@@ -119,14 +124,14 @@ pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_le
         (encoders.calls, Stores::Cached)
     };
     match encoder {
-        Encoder::Avx2 => avx2::encode_into(piece, opts, output, stores),
-        Encoder::Simdutf => simd::encode_into(piece, opts, output),
+        Encoder::Avx2 => avx2::avx2_encode_into(piece, opts, output, stores),
+        Encoder::Simdutf => simd::simdutf_encode_into(piece, opts, output),
     }
 }
 
 /// The encoder that writes these lines in a call of `call_len` input bytes
 /// a line at a time, straight into the output, breaks included, if one
-/// takes them: ours wherever our encoder takes such calls (`encode_into`),
+/// takes them: ours wherever our encoder takes such calls (`encode_piece_into`),
 /// so also for big calls where simdutf's encoder takes the others, since
 /// copying lines out of its blocks is far slower there; else simdutf's, which
 /// takes LF breaks and lines of at least 4 characters. Ours stores through
@@ -152,7 +157,7 @@ pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
 /// for these lines, a break between two lines and none after the last, at
 /// the start of `output`; returns the bytes written. Panics, rather than
 /// overflow, if `output` is shorter than that.
-pub fn encode_lines_into(
+pub fn encode_lines_with(
     encoder: Encoder,
     input: &[u8],
     opts: EncodeOptions,
@@ -163,9 +168,9 @@ pub fn encode_lines_into(
         Encoder::Avx2 => {
             let len = lengths::wrapped_len(input.len(), opts.padding, lines, 0)
                 .expect("a piece's encoding fits");
-            avx2::encode_lines_into(input, opts, lines, &mut output[..len])
+            avx2::avx2_encode_lines_into(input, opts, lines, &mut output[..len])
         }
-        Encoder::Simdutf => simd::encode_lines_into(input, opts, lines.length, output),
+        Encoder::Simdutf => simd::simdutf_encode_lines_into(input, opts, lines.length, output),
     }
 }
 

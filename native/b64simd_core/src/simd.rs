@@ -25,7 +25,7 @@ fn decode_variant(alphabet: Alphabet) -> Base64Options {
 
 /// Encodes `input` into `output`, which must be exactly
 /// `encoded_len(input.len(), opts.padding)` bytes long; returns that length.
-pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+pub fn simdutf_encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
     if input.is_empty() {
         return 0;
     }
@@ -51,7 +51,7 @@ pub fn encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usiz
 /// LF breaks, simdutf's line-wrapping encoder, at the start of `output`;
 /// returns the bytes written. Panics, rather than overflow, if `output` is
 /// shorter than that.
-pub fn encode_lines_into(
+pub fn simdutf_encode_lines_into(
     input: &[u8],
     opts: EncodeOptions,
     line_length: usize,
@@ -272,11 +272,11 @@ mod tests {
             Some(true),
             "simdutf's haswell decoder now clears the upper state"
         );
-        encode_into(&data[..32], EncodeOptions::DEFAULT, &mut output[..44]);
+        simdutf_encode_into(&data[..32], EncodeOptions::DEFAULT, &mut output[..44]);
         assert_eq!(
             upper_state_in_use(),
             Some(false),
-            "encode_into left it in use"
+            "simdutf_encode_into left it in use"
         );
         decode_loose(&text, Alphabet::Standard, &mut output[..75]);
         assert_eq!(

@@ -14,7 +14,7 @@
 
 use super::step_len;
 use crate::budget::Work;
-use crate::encoder::{self, encode_into, Encoder};
+use crate::encoder::{self, encode_piece_into, Encoder};
 use crate::job::{Buffer, Cost, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, LineBreak, Lines};
@@ -116,7 +116,7 @@ impl WrapJob {
             self.column = 0;
         }
         let rest = &mut output[self.out_pos..];
-        self.out_pos += encoder::encode_lines_into(encoder, piece, self.opts, self.lines, rest);
+        self.out_pos += encoder::encode_lines_with(encoder, piece, self.opts, self.lines, rest);
     }
 
     /// `piece` is whole 3-byte groups, or the end of the input.
@@ -126,7 +126,7 @@ impl WrapJob {
                 let len = encoded_len(group.len(), self.opts.padding)
                     .expect("a block's encoding is a few hundred bytes");
                 let text = &mut block[..len];
-                encode_into(group, self.opts, text, group.len());
+                encode_piece_into(group, self.opts, text, group.len());
                 self.copy_wrapped(text, output);
             }
         })
@@ -240,7 +240,7 @@ mod tests {
     /// The obvious definition: encode, then cut into lines and join them.
     fn reference(input: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
         let mut text = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
-        encode_into(input, opts, &mut text, input.len());
+        encode_piece_into(input, opts, &mut text, input.len());
         text.chunks(lines.length)
             .collect::<Vec<_>>()
             .join(lines.line_break.bytes())
