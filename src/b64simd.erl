@@ -261,10 +261,11 @@ kernel() ->
 %% @doc The Base64 encoders in use: `avx2' is b64simd's own, for x86-64
 %% CPUs with AVX2; `simdutf' is simdutf's, of the kernel {@link kernel/0}
 %% names. `avx2' encodes where that kernel is `haswell', and calls of
-%% `big_call_bytes' (16 MiB) or more on every CPU with AVX2, writing their
-%% output around the caches; `simdutf' everywhere else. The environment
-%% variable `B64SIMD_ENCODER' forces `simdutf' (or `avx2', on a CPU with
-%% AVX2) for all calls; the library refuses to load on another value.
+%% `big_call_bytes' (16 MiB) or more on every CPU with AVX2 unless the
+%% kernel is `fallback' (no SIMD), writing their output around the caches;
+%% `simdutf' everywhere else. The environment variable `B64SIMD_ENCODER'
+%% forces `simdutf' (or `avx2', on a CPU with AVX2) for all calls, `auto'
+%% the default; the library refuses to load on another value.
 -spec encoders() -> #{calls := Encoder, big_calls := Encoder, big_call_bytes := pos_integer()}
       when Encoder :: avx2 | simdutf.
 encoders() ->

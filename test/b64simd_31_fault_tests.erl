@@ -205,6 +205,22 @@ forced_avx2_encoder_test_() ->
                           end} || Avx2],
     Refused ++ Loaded.
 
+%% SIMDUTF_FORCE_IMPLEMENTATION=fallback, simdutf's scalar kernel, means no
+%% SIMD: simdutf's encoder for every call, and ours only where
+%% B64SIMD_ENCODER=avx2 asks for it (on a CPU with AVX2). Once, in the
+%% default kernel's run.
+fallback_runs_no_simd_test_() ->
+    Avx2 = lists:member(<<"haswell">>, b64simd_nif:supported_kernels()),
+    Fallback = {"SIMDUTF_FORCE_IMPLEMENTATION", "fallback"},
+    Cases = [{[Fallback, {"B64SIMD_ENCODER", false}], #{calls => simdutf, big_calls => simdutf}}
+             | [{[Fallback, {"B64SIMD_ENCODER", "avx2"}], #{calls => avx2, big_calls => avx2}}
+                || Avx2]],
+    [{timeout, 60, fun() ->
+                           {Result, Raised} = run_load(host, Env),
+                           ?assertEqual({loaded, Expected}, {Result, encoders(Raised)}, Env)
+                   end}
+     || b64simd_test_env:is_default_kernel(), {Env, Expected} <- Cases].
+
 %% The kernel make test forces on this CPU is not forced there: the CPU
 %% may lack it, which is refused first.
 refused_avx2(Cpu) ->

@@ -2,7 +2,8 @@
 //! haswell kernel, simdutf's everywhere else; and on every CPU with AVX2,
 //! ours with streaming stores for calls of `BIG_CALL` bytes and more, whose
 //! output no cache holds (simdutf's icelake encoder is slowest of all
-//! there: `bench/README.md`, "Kernels").
+//! there: `bench/README.md`, "Kernels"), unless simdutf's scalar kernel is
+//! forced, which means no SIMD anywhere.
 //!
 //! `B64SIMD_ENCODER` chooses instead: `simdutf` for simdutf's alone on
 //! every CPU, `avx2` for ours on any CPU with AVX2 (`auto`, or empty, for
@@ -75,7 +76,7 @@ fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Enco
     let forced = forced.filter(|name| !name.is_empty() && *name != "auto");
     let (calls, big_calls) = match forced {
         None if avx2 && kernel == Some("haswell") => (ours, ours),
-        None if avx2 => (simdutf, ours),
+        None if avx2 && kernel != Some("fallback") => (simdutf, ours),
         None | Some("simdutf") => (simdutf, simdutf),
         Some("avx2") if avx2 => (ours, ours),
         Some("avx2") => {
@@ -195,6 +196,11 @@ mod tests {
             choose(None, Some("westmere"), false),
             encoders(simdutf, simdutf)
         );
+        // The scalar kernel forced: no SIMD, ours included.
+        assert_eq!(
+            choose(None, Some("fallback"), true),
+            encoders(simdutf, simdutf)
+        );
         assert_eq!(
             choose(None, Some("arm64"), false),
             encoders(simdutf, simdutf)
@@ -215,6 +221,10 @@ mod tests {
         );
         assert_eq!(
             choose(Some("avx2"), Some("westmere"), true),
+            encoders(ours, ours)
+        );
+        assert_eq!(
+            choose(Some("avx2"), Some("fallback"), true),
             encoders(ours, ours)
         );
         assert_eq!(
