@@ -326,8 +326,9 @@ bad_options(Kind, [Options]) ->
 bad_option('case', _Value, error, #{letter_case := _}) ->
     "unknown option 'case'; the letter case is the option letter_case now (case is a "
     "reserved word in Erlang)";
-bad_option(Key, _Value, error, _Table) ->
-    io_lib:format("unknown option ~tp", [Key]);
+bad_option(Key, _Value, error, Table) ->
+    Keys = [io_lib:format("~tp", [Known]) || Known <- lists:sort(maps:keys(Table))],
+    io_lib:format("unknown option ~tp; the options are ~ts", [Key, names(Keys)]);
 bad_option(Key, Value, {ok, {pos_integer, _Shift}}, _Table) ->
     io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
 bad_option(Key, Value, {ok, Values}, _Table) ->
