@@ -78,7 +78,8 @@
                     | unknown.
 %% Why the NIF library did not load, as every call then raises it in
 %% `{b64simd_nif_not_loaded, LoadError, Message}' (`Message' a binary that
-%% says it, as {@link format_error/1} does): `SIMDUTF_FORCE_IMPLEMENTATION'
+%% says it and its fix, the text {@link format_error/1} gives for a
+%% `LoadError'; the shell prints it whole): `SIMDUTF_FORCE_IMPLEMENTATION'
 %% forces a simdutf kernel this CPU cannot run (and the kernels it can), or
 %% names none; `B64SIMD_ENCODER' forces an encoder this CPU cannot run, or
 %% names none; the library file is missing, or was built for another OTP,
