@@ -611,6 +611,8 @@ mod tests {
 
     #[test]
     fn to_flags_is_what_from_flags_reads() {
+        assert_eq!(DecodeOptions::all().len(), 24);
+        assert_eq!(Base32DecodeOptions::all().len(), 12);
         for opts in DecodeOptions::all() {
             assert_eq!(
                 DecodeOptions::from_flags(opts.to_flags(), Kind::Decode),
