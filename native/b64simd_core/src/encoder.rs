@@ -21,7 +21,7 @@ pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
 /// around the caches, where there is an encoder that can.
 pub const BIG_CALL: usize = 16 << 20;
 
-/// An encoder of plain calls (`encode_piece_into`) or of lines (`line_encoder`).
+/// An encoder of plain calls (`encode_piece`) or of lines (`line_encoder`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoder {
     /// b64simd's own, `avx2.rs`.
@@ -112,7 +112,7 @@ pub fn active() -> Encoders {
 /// `output`, which must be exactly `encoded_len(piece.len(), opts.padding)`
 /// bytes long, with the encoder of such a call; returns that length.
 #[inline]
-pub fn encode_piece_into(
+pub fn encode_piece(
     piece: &[u8],
     opts: EncodeOptions,
     output: &mut [u8],
@@ -132,7 +132,7 @@ pub fn encode_piece_into(
 
 /// The encoder that writes these lines in a call of `call_len` input bytes
 /// a line at a time, straight into the output, breaks included, if one
-/// takes them: ours wherever our encoder takes such calls (`encode_piece_into`),
+/// takes them: ours wherever our encoder takes such calls (`encode_piece`),
 /// so also for big calls where simdutf's encoder takes the others, since
 /// copying lines out of its blocks is far slower there; else simdutf's, which
 /// takes LF breaks and lines of at least 4 characters. Ours stores through

@@ -14,7 +14,7 @@
 
 use super::step_len;
 use crate::budget::Work;
-use crate::encoder::{self, encode_piece_into, Encoder};
+use crate::encoder::{self, encode_piece, Encoder};
 use crate::job::{Buffer, Cost, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, LineBreak, Lines};
@@ -126,7 +126,7 @@ impl WrapJob {
                 let len = encoded_len(group.len(), self.opts.padding)
                     .expect("a block's encoding is a few hundred bytes");
                 let text = &mut block[..len];
-                encode_piece_into(group, self.opts, text, group.len());
+                encode_piece(group, self.opts, text, group.len());
                 self.copy_wrapped(text, output);
             }
         })
@@ -240,7 +240,7 @@ mod tests {
     /// The obvious definition: encode, then cut into lines and join them.
     fn reference(input: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
         let mut text = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
-        encode_piece_into(input, opts, &mut text, input.len());
+        encode_piece(input, opts, &mut text, input.len());
         text.chunks(lines.length)
             .collect::<Vec<_>>()
             .join(lines.line_break.bytes())

@@ -9,7 +9,7 @@
 
 use crate::encode::wrap::WrapJob;
 use crate::encode::EncodeJob;
-use crate::encoder::encode_piece_into;
+use crate::encoder::encode_piece;
 use crate::job::{Buffer, Cost, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, Lines};
@@ -152,7 +152,7 @@ impl EncodePiece {
         self.inner = Some(match stream.lines {
             None => {
                 let written = encoded_len(group.len(), stream.opts.padding).unwrap_or(0);
-                encode_piece_into(group, stream.opts, &mut output[..written], group.len());
+                encode_piece(group, stream.opts, &mut output[..written], group.len());
                 Inner::Plain(EncodeJob::resume(stream.opts, taken, written))
             }
             Some(lines) if group.is_empty() => {
