@@ -1,14 +1,11 @@
-//! Time budget: how many bytes this CPU's kernel processes in one timeslice,
-//! for choosing which inputs are sliced so that no call holds a scheduler for
-//! more than a slice, and what a call costs, for reduction accounting
-//! (`enif_consume_timeslice`).
-//!
-//! Both are measured once, from load, on the active kernel, so that the scalar
-//! fallback and AVX-512 both get calls of the same duration: the slicing
-//! speed on fresh memory, page faults included; the cost of a call as a
-//! loop of calls meets it, on warm memory and, for big calls, beyond L2.
-//! Slices themselves are bounded by the clock (`engine::run_slice`), as
-//! potatosalad's keccakf1600 measures each chunk; a call is not timed.
+//! Time budget: how many bytes this CPU's kernel processes in one timeslice
+//! (which inputs are sliced), and what a call costs (its reductions,
+//! `enif_consume_timeslice`). Both are measured once, from load, on the
+//! active kernel, so that the scalar fallback and AVX-512 get calls of the
+//! same duration: the slicing speed on fresh memory, page faults included;
+//! a call's cost as a loop of calls meets it, on warm memory and, for big
+//! calls, beyond L2. Slices are bounded by the clock (`engine::run_slice`),
+//! as potatosalad's keccakf1600 measures each chunk; a call is not timed.
 
 use crate::options::Kind;
 use std::cell::Cell;
@@ -164,10 +161,9 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
 
 /// What a call that fits one call costs, per kind of work: a fixed part
 /// (allocating the output binary, entering the kernel) plus a part per input
-/// byte, both calibrated (`calibrate_call_cost`) as a loop of calls
-/// finds them: on cache-resident data, and for big calls on data beyond L2.
-/// The slicing rate, measured on fresh memory, would overcharge small calls
-/// many times over, and a loop of them would yield far too often.
+/// byte, calibrated (`calibrate_call_cost`) on cache-resident data and, for
+/// big calls, beyond L2: the slicing rate, of fresh memory, would overcharge
+/// small calls many times over.
 struct CallCost {
     fixed_ns: AtomicUsize,
     ps_per_byte: AtomicUsize,
@@ -226,11 +222,10 @@ thread_local! {
     static OWED_NS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// The whole percents of a timeslice to charge now for `ns` of work. The
-/// remainder is carried over on this scheduler thread, so a loop of calls
-/// much shorter than 1% (400 ns) is charged in total what it costs, rather
-/// than nothing or 1% per call. The carry can land on another process that
-/// runs on the same scheduler next; it is under 400 ns.
+/// The whole percents of a timeslice to charge now for `ns` of work, the
+/// rest carried over on this scheduler thread (onto whichever process runs
+/// next, under 1%), so that a loop of calls much shorter than 1% is charged
+/// in total what it costs, rather than nothing or 1% per call.
 pub fn charge_percent(ns: u64) -> i32 {
     OWED_NS.with(|owed| {
         let total = owed.get().saturating_add(ns);
@@ -292,10 +287,9 @@ const CALL_COST_LARGE: usize = 16 * 1024;
 
 /// Measures what one call costs, as `call_ns` estimates it: `run(at, len)`
 /// does a call's work (allocate the output binary, run the kernel, free the
-/// output) on the `len` input bytes at offset `at`, a multiple of
-/// `BIG_CALL_BYTES`, of a sample of `sample_len` bytes. Short calls read the
-/// sample's start, in cache; big calls walk all of it, more than the L2 of
-/// the CPUs we run on (`median_ns`).
+/// output) on the `len` bytes at offset `at` (a multiple of
+/// `BIG_CALL_BYTES`) of a sample of `sample_len` bytes, whose start short
+/// calls read in cache and big calls walk all of, beyond L2.
 pub fn calibrate_call_cost(work: Work, sample_len: usize, mut run: impl FnMut(usize, usize)) {
     median_ns(|| run(0, CALL_COST_LARGE)); // warm up
     let small = median_ns(|| run(0, CALL_COST_SMALL));
@@ -354,10 +348,9 @@ fn median_ns(mut run: impl FnMut()) -> u64 {
 }
 
 /// How many times longer decoding text that holds whitespace takes than
-/// unbroken text of the same length; a decode that fits one call is charged
-/// this many times its bytes when its output shows it met whitespace. MIME
-/// text (calibrated) takes the line path; stray whitespace elsewhere
-/// is slower still and charged as much as MIME text.
+/// unbroken text of the same length, as MIME text measures it (stray
+/// whitespace elsewhere is charged as much): a decode that fits one call is
+/// charged this many times its bytes when its output shows whitespace.
 static WHITESPACE_FACTOR: AtomicUsize = AtomicUsize::new(4);
 
 pub fn whitespace_factor() -> usize {

@@ -1,22 +1,8 @@
 //! The options of a call, and the one integer they cross the NIF boundary
 //! as. Erlang parses an option map once (`b64simd_options.erl`) into that
-//! integer; `LAYOUT` is this side of the contract, and a test asks the NIF
+//! integer; `LAYOUT`, each option's bits (the line length is the integer
+//! from bit 8 up), is this side of the contract, and a test asks the NIF
 //! for it and compares it with Erlang's table.
-//!
-//! | bits  | encode                         | decode                   | mime_decode     |
-//! |-------|--------------------------------|--------------------------|-----------------|
-//! | 0-1   | mode: 0 standard, 1 urlsafe    | as encode, 2 any         | as decode       |
-//! | 2     | padding                        | padding required         | padding required|
-//! | 3     | -                              | whitespace rejected      | -               |
-//! | 4     | -                              | canonical                | -               |
-//! | 5     | line break LF (else CRLF)      | -                        | -               |
-//! | 8-63  | line length (0: no wrapping)   | -                        | -               |
-//!
-//! Base16 and Base32 (`hex_encode`, `hex_decode`, `base32_encode`,
-//! `base32_decode`): bits 0-1 the letter case (0 upper, 1 lower, 2 mixed:
-//! decode only), bit 2 padding (Base32: written, or required), bit 3 the
-//! Base32 alphabet (0 RFC 4648 section 6, 1 the extended hex alphabet of
-//! section 7).
 
 /// Which 64-character alphabet: RFC 4648 section 4 (`+/`) or section 5 (`-_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
