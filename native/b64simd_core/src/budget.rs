@@ -99,24 +99,43 @@ pub fn calibrate_weight(kind: Kind, mut run_kind: impl FnMut(), mut run_base64: 
     WEIGHTS[kind as usize].store(weight, Ordering::Relaxed);
 }
 
+/// What is measured of a kind of work on the active kernel: the input bytes
+/// it processes per timeslice, on fresh memory, for slicing; and what a call
+/// that fits one call costs, a fixed part (allocating the output binary,
+/// entering the kernel) plus a part per input byte, calibrated
+/// (`calibrate_call_cost`) on cache-resident data and, for big calls, beyond
+/// L2: the slicing rate would overcharge small calls many times over.
+struct Rates {
+    bytes_per_timeslice: AtomicUsize,
+    fixed_ns: AtomicUsize,
+    ps_per_byte: AtomicUsize,
+    big_ps_per_byte: AtomicUsize,
+}
+
+/// Conservative until calibrated: the smallest slice, and 200 ns plus 1 ns
+/// per byte a call.
 #[allow(clippy::declare_interior_mutable_const)]
-const MIN_SPEED: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTES);
-/// Input bytes processed per timeslice, per kind of work: the
-/// active kernel's measured speed. Until calibrated, the smallest slice.
-static BYTES_PER_TIMESLICE: [AtomicUsize; WORKS] = [MIN_SPEED; WORKS];
+const ROUGH_RATES: Rates = Rates {
+    bytes_per_timeslice: AtomicUsize::new(MIN_SLICE_BYTES),
+    fixed_ns: AtomicUsize::new(200),
+    ps_per_byte: AtomicUsize::new(1000),
+    big_ps_per_byte: AtomicUsize::new(1000),
+};
+static RATES: [Rates; WORKS] = [ROUGH_RATES; WORKS];
+
+fn rates(work: Work) -> &'static Rates {
+    &RATES[work as usize]
+}
+
 /// Test hook (`b64simd_nif:set_slice_bytes/1`, in builds with the `hooks`
 /// feature only): when non-zero, forces every slice to this many input
 /// bytes, so slicing is proven on small inputs.
 #[cfg(feature = "hooks")]
 static FORCED_SLICE_BYTES: AtomicUsize = AtomicUsize::new(0);
 
-fn speed(work: Work) -> &'static AtomicUsize {
-    &BYTES_PER_TIMESLICE[work as usize]
-}
-
 /// Input bytes the active kernel processes in one timeslice.
 pub fn bytes_per_timeslice(work: Work) -> usize {
-    speed(work).load(Ordering::Relaxed)
+    rates(work).bytes_per_timeslice.load(Ordering::Relaxed)
 }
 
 /// Input bytes per slice of a sliced job: the forced size in tests, else
@@ -159,31 +178,6 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
     input_len > slice_bytes(work)
 }
 
-/// What a call that fits one call costs, per kind of work: a fixed part
-/// (allocating the output binary, entering the kernel) plus a part per input
-/// byte, calibrated (`calibrate_call_cost`) on cache-resident data and, for
-/// big calls, beyond L2: the slicing rate, of fresh memory, would overcharge
-/// small calls many times over.
-struct CallCost {
-    fixed_ns: AtomicUsize,
-    ps_per_byte: AtomicUsize,
-    big_ps_per_byte: AtomicUsize,
-}
-
-/// Conservative until calibrated: 200 ns plus 1 ns per byte.
-#[allow(clippy::declare_interior_mutable_const)]
-const ROUGH_CALL_COST: CallCost = CallCost {
-    fixed_ns: AtomicUsize::new(200),
-    ps_per_byte: AtomicUsize::new(1000),
-    big_ps_per_byte: AtomicUsize::new(1000),
-};
-/// What a call costs, per kind of work.
-static CALL_COSTS: [CallCost; WORKS] = [ROUGH_CALL_COST; WORKS];
-
-fn call_cost(work: Work) -> &'static CallCost {
-    &CALL_COSTS[work as usize]
-}
-
 /// Calls on fewer input bytes cost only their one reduction, like a BIF's
 /// small work: charging them would cost more than their work.
 pub const UNCHARGED_BYTES: usize = 512;
@@ -199,7 +193,7 @@ pub const BIG_CALL_BYTES: usize = 64 * 1024;
 /// cache-resident rate, and for a big call what data beyond L2 adds, once
 /// per input byte however much work each byte is.
 pub fn call_ns(work: Work, input_len: usize, bytes: usize) -> u64 {
-    let cost = call_cost(work);
+    let cost = rates(work);
     let ps_per_byte = cost.ps_per_byte.load(Ordering::Relaxed) as u64;
     let beyond_l2_ps = if input_len >= BIG_CALL_BYTES {
         (cost.big_ps_per_byte.load(Ordering::Relaxed) as u64).saturating_sub(ps_per_byte)
@@ -257,7 +251,7 @@ pub fn calibrate(work: Work, mut run: impl FnMut(usize)) {
     for _ in 0..2 {
         // The warm-up lets simdutf pick its kernel.
         let best = best_time(3, || run(sample));
-        speed(work).store(
+        rates(work).bytes_per_timeslice.store(
             per_timeslice(sample, best).max(MIN_SLICE_BYTES),
             Ordering::Relaxed,
         );
@@ -306,7 +300,7 @@ pub fn calibrate_call_cost(work: Work, sample_len: usize, mut run: impl FnMut(us
             big_call_rate(fixed_ns, ps_per_byte, big)
         }
     };
-    let cost = call_cost(work);
+    let cost = rates(work);
     cost.fixed_ns.store(fixed_ns, Ordering::Relaxed);
     cost.ps_per_byte.store(ps_per_byte, Ordering::Relaxed);
     cost.big_ps_per_byte
@@ -318,7 +312,7 @@ pub fn calibrate_call_cost(work: Work, sample_len: usize, mut run: impl FnMut(us
 /// which are close on some CPUs.
 #[cfg(feature = "hooks")]
 pub fn set_big_call_rate(work: Work, ps_per_byte: usize) {
-    call_cost(work)
+    rates(work)
         .big_ps_per_byte
         .store(ps_per_byte, Ordering::Relaxed);
 }
@@ -380,7 +374,7 @@ fn fit_call_cost(small_ns: u64, large_ns: u64) -> (usize, usize) {
 /// of a call and of a big call (test hook, `hooks` builds only).
 #[cfg(feature = "hooks")]
 pub fn call_cost_of(work: Work) -> (usize, usize, usize) {
-    let cost = call_cost(work);
+    let cost = rates(work);
     (
         cost.fixed_ns.load(Ordering::Relaxed),
         cost.ps_per_byte.load(Ordering::Relaxed),
@@ -422,11 +416,17 @@ mod tests {
     #[test]
     fn slices_stay_between_64_and_256_kib() {
         // Nothing else in the unit tests reads the decode speed.
-        speed(Work::Decode).store(1 << 30, Ordering::Relaxed);
+        rates(Work::Decode)
+            .bytes_per_timeslice
+            .store(1 << 30, Ordering::Relaxed);
         assert_eq!(slice_bytes(Work::Decode), MAX_SLICE_BYTES);
-        speed(Work::Decode).store(1, Ordering::Relaxed);
+        rates(Work::Decode)
+            .bytes_per_timeslice
+            .store(1, Ordering::Relaxed);
         assert_eq!(slice_bytes(Work::Decode), MIN_SLICE_BYTES);
-        speed(Work::Decode).store(100 * 1024, Ordering::Relaxed);
+        rates(Work::Decode)
+            .bytes_per_timeslice
+            .store(100 * 1024, Ordering::Relaxed);
         assert_eq!(slice_bytes(Work::Decode), 100 * 1024);
     }
 
@@ -444,7 +444,7 @@ mod tests {
     #[test]
     fn a_big_call_pays_what_memory_adds_once_per_input_byte() {
         // Only this test reads or writes the encoding call cost.
-        let cost = call_cost(Work::Encode);
+        let cost = rates(Work::Encode);
         cost.fixed_ns.store(100, Ordering::Relaxed);
         cost.ps_per_byte.store(50, Ordering::Relaxed);
         cost.big_ps_per_byte.store(80, Ordering::Relaxed);

@@ -131,13 +131,11 @@ pub fn encode_piece(
 }
 
 /// The encoder that writes these lines in a call of `call_len` input bytes
-/// a line at a time, straight into the output, breaks included, if one
-/// takes them: ours wherever our encoder takes such calls (`encode_piece`),
-/// so also for big calls where simdutf's encoder takes the others, since
-/// copying lines out of its blocks is far slower there; else simdutf's, which
-/// takes LF breaks and lines of at least 4 characters. Ours stores through
-/// the caches even for big calls: encoding lines into a chunk in L1 and
-/// streaming it out was no faster.
+/// straight into the output, breaks included, if one takes them: ours
+/// wherever our encoder takes such calls (`encode_piece`), big calls too,
+/// where copying lines out of simdutf's blocks is far slower (ours stores
+/// through the caches there: lines streamed out of a chunk in L1 were no
+/// faster); else simdutf's, which takes LF breaks and lines of 4 or more.
 pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
     let encoders = active();
     let encoder = if call_len >= BIG_CALL {

@@ -274,12 +274,14 @@ fn alphabet(flags: u64, kind: Kind) -> Option<Alphabet> {
     }
 }
 
-/// The case field, if `kind` takes that case (mixed: decode only).
-fn letter_case(flags: u64, decode: bool) -> Option<LetterCase> {
+/// The case field of `kind`'s flags, if they hold no bit it does not take
+/// (mixed: decode only).
+fn letter_case(flags: u64, kind: Kind) -> Option<LetterCase> {
+    only(flags, kind)?;
     match flags & CASE {
         0 => Some(LetterCase::Upper),
         LOWER => Some(LetterCase::Lower),
-        MIXED if decode => Some(LetterCase::Mixed),
+        MIXED if matches!(kind, Kind::HexDecode | Kind::Base32Decode) => Some(LetterCase::Mixed),
         _ => None,
     }
 }
@@ -302,10 +304,8 @@ impl HexEncodeOptions {
     };
 
     pub fn from_flags(flags: u64) -> Option<HexEncodeOptions> {
-        let flags = only(flags, Kind::HexEncode)?;
-        Some(HexEncodeOptions {
-            case: letter_case(flags, false)?,
-        })
+        let case = letter_case(flags, Kind::HexEncode)?;
+        Some(HexEncodeOptions { case })
     }
 }
 
@@ -316,10 +316,8 @@ impl HexDecodeOptions {
     };
 
     pub fn from_flags(flags: u64) -> Option<HexDecodeOptions> {
-        let flags = only(flags, Kind::HexDecode)?;
-        Some(HexDecodeOptions {
-            case: letter_case(flags, true)?,
-        })
+        let case = letter_case(flags, Kind::HexDecode)?;
+        Some(HexDecodeOptions { case })
     }
 }
 
@@ -331,10 +329,9 @@ impl Base32EncodeOptions {
     };
 
     pub fn from_flags(flags: u64) -> Option<Base32EncodeOptions> {
-        let flags = only(flags, Kind::Base32Encode)?;
         Some(Base32EncodeOptions {
             alphabet: base32_alphabet(flags),
-            case: letter_case(flags, false)?,
+            case: letter_case(flags, Kind::Base32Encode)?,
             padding: flags & PADDING != 0,
         })
     }
@@ -348,10 +345,9 @@ impl Base32DecodeOptions {
     };
 
     pub fn from_flags(flags: u64) -> Option<Base32DecodeOptions> {
-        let flags = only(flags, Kind::Base32Decode)?;
         Some(Base32DecodeOptions {
             alphabet: base32_alphabet(flags),
-            case: letter_case(flags, true)?,
+            case: letter_case(flags, Kind::Base32Decode)?,
             padding_required: flags & PADDING != 0,
         })
     }

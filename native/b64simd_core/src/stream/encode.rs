@@ -1,11 +1,8 @@
 //! An encoding stream: pieces in, the Base64 of every whole 3-byte group
 //! so far out, so that any chunking gives the one-shot output, line
-//! wrapping included. Between pieces the state keeps the stream's options,
-//! the column the last line ended at, and the input bytes of an incomplete
-//! group (fewer than 3).
-//!
-//! The state as Erlang holds it: the options' flags, the column (both 8
-//! bytes, little-endian), then the carried bytes.
+//! wrapping included. The state between pieces, as Erlang holds it: the
+//! options' flags and the column the last line ended at (8 bytes each,
+//! little-endian), then the input bytes of an incomplete group (at most 2).
 
 use crate::encode::wrap::WrapJob;
 use crate::encode::EncodeJob;
