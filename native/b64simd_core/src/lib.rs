@@ -3,7 +3,7 @@
 //! (`b64simd_nif`) is a thin shim over it. Its layers, each module using
 //! only those below it, and where each rule lives: `docs/ARCHITECTURE.md`.
 
-#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 pub mod avx2;
 pub mod base32;
