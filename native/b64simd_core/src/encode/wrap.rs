@@ -2,10 +2,8 @@
 //! characters, CRLF, RFC 2045 section 6.8) and PEM (64, LF, RFC 7468).
 //!
 //! A break goes between lines only, never after the last one. A line
-//! encoder writes the lines straight into the output (`encoder::
-//! line_encoder`: our AVX2 encoder, CRLF or LF, for MIME's and PEM's lines
-//! where it encodes calls of that size; else simdutf's, which places LF
-//! breaks in SIMD registers); a job that uses one slices at whole lines and
+//! encoder, where one takes the lines (`encoder::line_encoder`), writes them
+//! straight into the output; a job that uses one slices at whole lines and
 //! whole 3-byte groups and writes the break between two slices itself.
 //! Otherwise we encode blocks of whole 3-byte groups into a scratch buffer
 //! that stays in L1 and copy them out a line at a time, breaks in between;
