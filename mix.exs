@@ -37,6 +37,23 @@ defmodule B64Simd.MixProject do
   end
 end
 
+defmodule B64Simd.MixProject.Script do
+  @moduledoc false
+  # Runs one of the build's scripts for the compiler tasks below, its output
+  # streamed after the `==> b64simd` header of a dependency's output.
+  def run!(what, command, args) do
+    Mix.shell().print_app()
+
+    case System.cmd(command, args, into: IO.stream(:stdio, :line), stderr_to_stdout: true) do
+      {_, 0} ->
+        :ok
+
+      {_, status} ->
+        Mix.raise("b64simd: #{what} failed (#{Enum.join(args, " ")}, status #{status})")
+    end
+  end
+end
+
 defmodule Mix.Tasks.Compile.B64simdNif do
   @moduledoc false
   # Builds priv/libb64simd_nif.so before the Erlang and Elixir compilers run,
@@ -45,20 +62,13 @@ defmodule Mix.Tasks.Compile.B64simdNif do
 
   @impl true
   def run(_args) do
-    script = Path.join(__DIR__, "scripts/build_nif.sh")
-    # The script writes straight to stdout: the `==> b64simd` header of a
-    # dependency's output goes first.
-    Mix.shell().print_app()
+    B64Simd.MixProject.Script.run!("building the NIF", "sh", [
+      Path.join(__DIR__, "scripts/build_nif.sh")
+    ])
 
-    case System.cmd("sh", [script], into: IO.stream(:stdio, :line), stderr_to_stdout: true) do
-      {_, 0} ->
-        # priv/ may be new: link it into the build directory now.
-        Mix.Project.build_structure()
-        {:ok, []}
-
-      {_, status} ->
-        Mix.raise("b64simd: building the NIF failed (scripts/build_nif.sh, status #{status})")
-    end
+    # priv/ may be new: link it into the build directory now.
+    Mix.Project.build_structure()
+    {:ok, []}
   end
 end
 
@@ -69,11 +79,11 @@ defmodule Mix.Tasks.Compile.B64simdDocs do
 
   @impl true
   def run(_args) do
-    script = Path.join(__DIR__, "scripts/doc_chunks.escript")
+    B64Simd.MixProject.Script.run!("EDoc chunks", "escript", [
+      Path.join(__DIR__, "scripts/doc_chunks.escript"),
+      Mix.Project.compile_path()
+    ])
 
-    case System.cmd("escript", [script, Mix.Project.compile_path()], stderr_to_stdout: true) do
-      {_, 0} -> {:ok, []}
-      {output, status} -> Mix.raise("b64simd: EDoc chunks failed (status #{status}):\n#{output}")
-    end
+    {:ok, []}
   end
 end

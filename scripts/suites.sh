@@ -3,7 +3,10 @@
 # with SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process),
 # and EUnit + PropEr once more on haswell with B64SIMD_ENCODER=simdutf: there
 # b64simd encodes with its own AVX2 encoder unless told otherwise, and
-# simdutf's must stay tested too:
+# simdutf's must stay tested too. EUnit loads the NIF built with the test
+# hooks; the suites that call no hook run once more, on the kernel simdutf
+# picks, against the NIF a release ships (rebar3's release_nif profile, run
+# through erl: `rebar3 eunit` would add the test profile, hooks and all):
 #
 #   sh scripts/suites.sh [KERNEL...]     (default: every kernel this CPU runs)
 #
@@ -14,6 +17,7 @@
 # of other OTP releases and architectures.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/steps.sh
 rebar3 as test compile
 kernels=${*:-$(sh scripts/kernels.sh)}
 otp=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().')
@@ -28,6 +32,19 @@ for kernel in $kernels; do
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel MIX_BUILD_ROOT=_build/mix mix test ||
         failed="$failed exunit:$kernel"
 done
+
+# The encode, decode, property and README suites: what a release's every
+# call runs, kept to those four so that the run adds well under a minute.
+release_suites=b64simd_01_encode_tests,b64simd_02_decode_tests,b64simd_04_prop_tests,b64simd_15_readme_tests
+echo "=== EUnit + PropEr, OTP $otp, the release NIF (no hooks): $release_suites"
+rebar3 as release_nif compile
+release=_build/release_nif/lib/b64simd
+timed "EUnit on the release NIF" env -u SIMDUTF_FORCE_IMPLEMENTATION \
+    erl -noshell -pa "$release/ebin" "$release/test" -eval "
+        {module, b64simd_nif} = code:ensure_loaded(b64simd_nif),
+        false = erlang:function_exported(b64simd_nif, set_slice_bytes, 1),
+        halt(case eunit:test([$release_suites], [verbose]) of ok -> 0; _ -> 1 end)." ||
+    failed="$failed eunit:release_nif"
 
 case " $kernels " in
     *" haswell "*)

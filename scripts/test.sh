@@ -1,6 +1,8 @@
 #!/bin/sh
 # `make test`: every test, on every simdutf kernel this CPU can run.
 #  1. cargo test on the codec (native/b64simd_core), once per kernel;
+#     clippy on it, which fails on an unsafe block without its SAFETY
+#     comment (the crate denies `clippy::undocumented_unsafe_blocks`);
 #     Base16 again on const-hex's portable code (cargo feature hex-generic)
 #     and, on x86-64 with qemu-user, on its SSSE3 code (a CPU without AVX2);
 #  2. the fuzzer crate's own tests, then a short differential fuzz run
@@ -23,6 +25,9 @@ for kernel in $kernels; do
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel cargo test --locked --quiet --workspace \
         --manifest-path "$workspace"
 done
+
+echo "=== cargo clippy on the core: every unsafe block with its SAFETY comment"
+cargo clippy --locked --quiet -p b64simd_core --all-targets --manifest-path "$workspace"
 
 # const-hex dispatches on the CPU itself, with no switch: its portable code
 # is a build of its own, and its SSSE3 code runs where AVX2 is missing.

@@ -20,7 +20,9 @@
 #     and call b64simd:encode/1 (and, from mix, B64Simd.encode64/1):
 #     a. on its untagged main, as the README says: cargo, no download tried,
 #        the build's progress printed (our line saying why, cargo's lines,
-#        what was built where; in mix, under `==> b64simd`);
+#        what was built where; in mix, under `==> b64simd`); then, with the
+#        dependency's library deleted, the command the load failure's
+#        message names (rebar3's, mix's) builds it again;
 #     b. the release procedure: `make release` in a clone, pushed, and
 #        scripts/check_release.sh against its tag, the NIFs of
 #        `make artifacts` served on 127.0.0.1;
@@ -261,6 +263,7 @@ clients() {
     label=$1
     client_path=$2
     dir="$work/clients-$passed"
+    last_clients=$dir
     readme_rebar3_app "$dir/rebar3-git"
     check "$label: rebar3 app, git dependency (the README's line)" "$dir/rebar3-git" \
         "PATH=$client_path; rebar3 compile && $erlang_call" "$3"
@@ -281,6 +284,29 @@ clients() {
 from_source="building from source (no prebuilt NIF for this commit)*Compiling b64simd_nif*built */priv/libb64simd_nif.so from source"
 clients "untagged main" "$no_download_path" "$from_source" "==> b64simd*$from_source"
 no_download "untagged main"
+
+# rebuilt TOOL DIR PRIV CALL: the library of the b64simd dependency of the
+# TOOL client in DIR (in its PRIV) deleted, CALL fails with a message that
+# names a command of TOOL's, which makes CALL work again.
+rebuilt() {
+    rm -f "$2/$3/libb64simd_nif.so"
+    if output=$(cd "$2" && sh -c "PATH=$no_download_path; $4" 2>&1); then
+        echo "$output"
+        echo "b64simd package: missing library, $1 FAILED (the call worked)"
+        exit 1
+    fi
+    command=$(printf '%s\n' "$output" | grep -o "\`[^\`]*$1 [^\`]*\`" | head -n 1 | tr -d '\`')
+    if [ -z "$command" ]; then
+        echo "$output"
+        echo "b64simd package: missing library, $1 FAILED (the message names no $1 command)"
+        exit 1
+    fi
+    check "missing library, $1 app: the message's \`$command\`" "$2" \
+        "PATH=$no_download_path; $command && $4"
+}
+rebuilt rebar3 "$last_clients/rebar3-git" _build/default/lib/b64simd/priv "$erlang_call"
+rebuilt mix "$last_clients/mix-git" deps/b64simd/priv "$elixir_call"
+no_download "missing library"
 
 # 4b. make artifacts, served on 127.0.0.1; the release procedure in a clone
 # of ./origin with a changelog section for its version: make release commits

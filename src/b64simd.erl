@@ -78,7 +78,8 @@
                     | unknown.
 %% Why the NIF library did not load, as every call then raises it in
 %% `{b64simd_nif_not_loaded, LoadError, Message}' (`Message' a binary that
-%% says it, as {@link format_error/1} does): `SIMDUTF_FORCE_IMPLEMENTATION'
+%% says it and its fix, the text {@link format_error/1} gives for a
+%% `LoadError'; the shell prints it whole): `SIMDUTF_FORCE_IMPLEMENTATION'
 %% forces a simdutf kernel this CPU cannot run (and the kernels it can), or
 %% names none; `B64SIMD_ENCODER' forces an encoder this CPU cannot run, or
 %% names none; the library file is missing, or was built for another OTP,
@@ -261,10 +262,11 @@ kernel() ->
 %% @doc The Base64 encoders in use: `avx2' is b64simd's own, for x86-64
 %% CPUs with AVX2; `simdutf' is simdutf's, of the kernel {@link kernel/0}
 %% names. `avx2' encodes where that kernel is `haswell', and calls of
-%% `big_call_bytes' (16 MiB) or more on every CPU with AVX2, writing their
-%% output around the caches; `simdutf' everywhere else. The environment
-%% variable `B64SIMD_ENCODER' forces `simdutf' (or `avx2', on a CPU with
-%% AVX2) for all calls; the library refuses to load on another value.
+%% `big_call_bytes' (16 MiB) or more on every CPU with AVX2 unless the
+%% kernel is `fallback' (no SIMD), writing their output around the caches;
+%% `simdutf' everywhere else. The environment variable `B64SIMD_ENCODER'
+%% forces `simdutf' (or `avx2', on a CPU with AVX2) for all calls, `auto'
+%% the default; the library refuses to load on another value.
 -spec encoders() -> #{calls := Encoder, big_calls := Encoder, big_call_bytes := pos_integer()}
       when Encoder :: avx2 | simdutf.
 encoders() ->

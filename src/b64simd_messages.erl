@@ -11,6 +11,9 @@
 
 -export_type([context/0]).
 
+%% What builds the library from source, never a prebuilt one.
+-define(SOURCE, "B64SIMD_BUILD=source ").
+
 -type context() :: #{byte => byte() | undefined,
                      kind => b64simd_options:kind(),
                      options => map(),
@@ -215,22 +218,21 @@ load_error({unknown_encoder, Name, Known}) ->
                   "B64SIMD_ENCODER to let b64simd choose, or set it to one of those",
                   [Name, names(Known)]);
 load_error({library_missing, File}) ->
-    io_lib:format("the NIF library ~ts is missing: build b64simd again (B64SIMD_BUILD=source "
-                  "builds the library from source with cargo)", [File]);
+    io_lib:format("the NIF library ~ts is missing: build it ~ts", [File, rebuild("")]);
 load_error({built_for_another_otp, File, Detail}) ->
     io_lib:format("the NIF library ~ts was built for another Erlang/OTP (~ts): build it "
-                  "again for this one with B64SIMD_BUILD=source", [File, Detail]);
+                  "again for this one from source ~ts", [File, Detail, rebuild(?SOURCE)]);
 load_error({built_for_another_architecture, File, Detail}) ->
     io_lib:format("the NIF library ~ts was built for another CPU architecture or operating "
-                  "system (~ts): build it again on this machine with B64SIMD_BUILD=source",
-                  [File, Detail]);
+                  "system (~ts): build it again on this machine from source ~ts",
+                  [File, Detail, rebuild(?SOURCE)]);
 load_error({glibc_too_old, File, Needed}) ->
     io_lib:format("the NIF library ~ts needs ~ts, which this system's C library is older "
-                  "than: build it again on this system with B64SIMD_BUILD=source, or run "
-                  "on a newer system", [File, Needed]);
+                  "than: build it again on this system from source ~ts; or run on a newer "
+                  "system", [File, Needed, rebuild(?SOURCE)]);
 load_error({load_failed, File, Detail}) ->
-    io_lib:format("the NIF library ~ts did not load (~ts): build it again with "
-                  "B64SIMD_BUILD=source", [File, Detail]);
+    io_lib:format("the NIF library ~ts did not load (~ts): build it again from source ~ts",
+                  [File, Detail, rebuild(?SOURCE)]);
 load_error({reload_refused, File, Detail}) ->
     io_lib:format("a new version of the module b64simd_nif cannot load the NIF library ~ts "
                   "while the old one holds it (~ts): the old code goes on running; delete and "
@@ -241,6 +243,13 @@ load_error(unknown) ->
     "was replaced since): call the module's current code, or restart the VM";
 load_error(Term) ->
     io_lib:format("~tp", [Term]).
+
+%% The commands that build the library again, in a rebar3 project and in a
+%% mix one, with `Env' before the build: neither tool builds a dependency
+%% again by itself.
+rebuild(Env) ->
+    ["with `rebar3 clean --apps=b64simd && ", Env, "rebar3 compile` in a rebar3 project or `",
+     Env, "mix deps.compile b64simd` in a mix one"].
 
 %% Names, as a list in a sentence.
 names(Names) ->
@@ -255,7 +264,8 @@ names(Names) ->
 %% `badarg' described argument by argument, the kind of call `KindOf' the
 %% function; a reason said with the byte at its offset (as its
 %% `error_info' cause carries it, else read from the data) and the options
-%% (for Base16, the case) of the call.
+%% (for Base16, the case) of the call; a library that did not load, in
+%% general, whole (the shell cuts the exception's own binary short).
 -spec error_map(term(), erlang:stacktrace(), fun((atom()) -> b64simd_options:kind()),
                 context()) -> #{pos_integer() => unicode:chardata()}.
 error_map(badarg, [{_M, Function, Args, _Info} | _], KindOf, _Context) when is_list(Args) ->
@@ -273,6 +283,8 @@ error_map(Reason, [{_M, Function, [Data | Rest], Info} | _], KindOf, Context) ->
            end,
     #{1 => reason(Reason, Context#{byte => Byte, kind => KindOf(Function),
                                    options => Options})};
+error_map({b64simd_nif_not_loaded, LoadError, _Message}, _StackTrace, _KindOf, _Context) ->
+    #{general => unicode:characters_to_binary(load_error(LoadError))};
 error_map(_Reason, _StackTrace, _KindOf, _Context) ->
     #{}.
 
@@ -326,8 +338,9 @@ bad_options(Kind, [Options]) ->
 bad_option('case', _Value, error, #{letter_case := _}) ->
     "unknown option 'case'; the letter case is the option letter_case now (case is a "
     "reserved word in Erlang)";
-bad_option(Key, _Value, error, _Table) ->
-    io_lib:format("unknown option ~tp", [Key]);
+bad_option(Key, _Value, error, Table) ->
+    Keys = [io_lib:format("~tp", [Known]) || Known <- lists:sort(maps:keys(Table))],
+    io_lib:format("unknown option ~tp; the options are ~ts", [Key, names(Keys)]);
 bad_option(Key, Value, {ok, {pos_integer, _Shift}}, _Table) ->
     io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
 bad_option(Key, Value, {ok, Values}, _Table) ->

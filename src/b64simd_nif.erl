@@ -254,8 +254,13 @@ weights() -> not_loaded().
 
 %% Raised by a stub whose NIF is not loaded: why the library did not load,
 %% as data and in words. Its sentence comes from `b64simd_messages', the one
-%% call this module makes upward, on this path only.
+%% call this module makes upward, on this path only; with `error_info', so
+%% that the shell prints it whole (`b64simd:format_error/2'). Through
+%% apply/3, which Dialyzer takes to return any term, as it takes
+%% erlang:nif_error/1 (which carries no `error_info'): the stubs keep the
+%% return types of their specs.
 not_loaded() ->
     Reason = persistent_term:get({?MODULE, load_error}, unknown),
-    erlang:nif_error({b64simd_nif_not_loaded, Reason,
-                      unicode:characters_to_binary(b64simd_messages:load_error(Reason))}).
+    Message = unicode:characters_to_binary(b64simd_messages:load_error(Reason)),
+    erlang:apply(erlang, error, [{b64simd_nif_not_loaded, Reason, Message}, none,
+                                 [{error_info, #{module => b64simd}}]]).

@@ -14,12 +14,13 @@ kernel_is_the_forced_one_test() ->
     end.
 
 %% Ours where simdutf runs haswell, and for big calls on every CPU with AVX2
-%% (the CPUs that run haswell); simdutf's elsewhere; B64SIMD_ENCODER forces
-%% either.
+%% (the CPUs that run haswell) but under the scalar kernel, which means no
+%% SIMD; simdutf's elsewhere; B64SIMD_ENCODER forces either.
 encoders_are_the_chosen_ones_test() ->
     Avx2 = lists:member(<<"haswell">>, b64simd_nif:supported_kernels()),
     Default = case {b64simd:kernel(), Avx2} of
                   {haswell, true} -> {avx2, avx2};
+                  {fallback, _} -> {simdutf, simdutf};
                   {_, true} -> {simdutf, avx2};
                   {_, false} -> {simdutf, simdutf}
               end,

@@ -284,7 +284,8 @@ decode_only_options_for_encode_test_() ->
 option_messages_test() ->
     Messages = [{#{mode => url}, ["bad value url for option mode"]},
                 {#{padding => 1}, ["bad value 1 for option padding"]},
-                {#{foo => 1}, ["unknown option foo"]},
+                {#{foo => 1}, ["unknown option foo; the options are canonical, mode, padding, "
+                               "whitespace"]},
                 {[{mode, urlsafe}], ["options must be a map"]}],
     [begin
          Message = unicode:characters_to_list(

@@ -99,7 +99,8 @@ format_error_names_the_line_options_test() ->
                  Describe(#{line_length => 0})),
     ?assertEqual("bad value cr for option line_break; expected one of [crlf,lf]",
                  Describe(#{line_break => cr})),
-    ?assertEqual("unknown option whitespace", Describe(#{whitespace => skip})),
+    ?assertEqual("unknown option whitespace; the options are line_break, line_length, mode, padding",
+                 Describe(#{whitespace => skip})),
     ?assertEqual("bad value any for option mode; expected one of [standard,urlsafe]",
                  Describe(#{mode => any})).
 

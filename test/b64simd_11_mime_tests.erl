@@ -224,7 +224,7 @@ format_error_test() ->
     ?assertMatch(#{1 := _}, Describe(fun() -> b64simd:mime_decode(<<"QQ">>) end)),
     ?assertMatch(#{1 := _}, Describe(fun() -> b64simd:mime_decode(<<"Q">>) end)),
     ?assertMatch(#{2 := _}, Describe(fun() -> b64simd:mime_decode(<<"Q">>, #{mode => x}) end)),
-    ?assertEqual(#{2 => "unknown option whitespace"},
+    ?assertEqual(#{2 => "unknown option whitespace; the options are mode, padding"},
                  maps:map(fun(_, V) -> lists:flatten(V) end,
                           Describe(fun() ->
                                            b64simd:mime_decode_to_string(<<"QQ==">>,

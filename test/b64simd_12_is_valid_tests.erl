@@ -94,7 +94,8 @@ bad_arguments_test() ->
         _ -> ?assert(false)
     catch
         error:badarg:Stack ->
-            ?assertEqual("unknown option line_length",
+            ?assertEqual("unknown option line_length; the options are canonical, mode, padding, "
+                         "whitespace",
                          lists:flatten(maps:get(2, b64simd:format_error(badarg, Stack))))
     end.
 

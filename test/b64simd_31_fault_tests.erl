@@ -21,6 +21,10 @@
 -include_lib("eunit/include/eunit.hrl").
 
 -define(SAMPLE, <<"reliability">>).
+%% The commands a missing library's message names; make test-package runs
+%% them where a client project's b64simd dependency lost its library.
+-define(REBUILD_WITH_REBAR3, "`rebar3 clean --apps=b64simd && rebar3 compile`").
+-define(REBUILD_WITH_MIX, "`mix deps.compile b64simd`").
 -define(SAMPLE_B64, <<"cmVsaWFiaWxpdHk=">>).
 
 %%====================================================================
@@ -115,7 +119,7 @@ delete_purge_and_load_again() ->
 missing_library_test_() ->
     {timeout, 60, fun() ->
         {File, Raised} = with_library(fun(File) -> ok = file:delete(File) end, []),
-        assert_refusal({library_missing, File}, Raised, "B64SIMD_BUILD=source")
+        assert_refusal({library_missing, File}, Raised, ?REBUILD_WITH_REBAR3)
     end}.
 
 unknown_kernel_test_() ->
@@ -204,6 +208,22 @@ forced_avx2_encoder_test_() ->
                                                {Result, encoders(Raised)})
                           end} || Avx2],
     Refused ++ Loaded.
+
+%% SIMDUTF_FORCE_IMPLEMENTATION=fallback, simdutf's scalar kernel, means no
+%% SIMD: simdutf's encoder for every call, and ours only where
+%% B64SIMD_ENCODER=avx2 asks for it (on a CPU with AVX2). Once, in the
+%% default kernel's run.
+fallback_runs_no_simd_test_() ->
+    Avx2 = lists:member(<<"haswell">>, b64simd_nif:supported_kernels()),
+    Fallback = {"SIMDUTF_FORCE_IMPLEMENTATION", "fallback"},
+    Cases = [{[Fallback, {"B64SIMD_ENCODER", false}], #{calls => simdutf, big_calls => simdutf}}
+             | [{[Fallback, {"B64SIMD_ENCODER", "avx2"}], #{calls => avx2, big_calls => avx2}}
+                || Avx2]],
+    [{timeout, 60, fun() ->
+                           {Result, Raised} = run_load(host, Env),
+                           ?assertEqual({loaded, Expected}, {Result, encoders(Raised)}, Env)
+                   end}
+     || b64simd_test_env:is_default_kernel(), {Env, Expected} <- Cases].
 
 %% The kernel make test forces on this CPU is not forced there: the CPU
 %% may lack it, which is refused first.
@@ -325,7 +345,7 @@ load_error_messages_test() ->
               ["B64SIMD_ENCODER=avx2", "lacks", "unset B64SIMD_ENCODER"]},
              {{unknown_encoder, <<"sse">>, [<<"auto">>, <<"simdutf">>]},
               ["\"sse\"", "auto, simdutf", "unset B64SIMD_ENCODER"]},
-             {{library_missing, File}, [File, "missing", "B64SIMD_BUILD=source"]},
+             {{library_missing, File}, [File, "missing", ?REBUILD_WITH_REBAR3, ?REBUILD_WITH_MIX]},
              {{built_for_another_otp, File, "v"}, [File, "another Erlang/OTP",
                                                    "B64SIMD_BUILD=source"]},
              {{built_for_another_architecture, File, "v"}, [File, "another CPU architecture",
@@ -342,13 +362,15 @@ load_error_messages_test() ->
      end || {Reason, Parts} <- Cases].
 
 %% The exception a call raised after a failed load holds the reason and
-%% its sentence, which the log at load said too, and which says the fix.
+%% its sentence, which the log at load said too, and which says the fix;
+%% the shell prints that sentence whole (its `error_info').
 assert_refusal(Reason, {Raised, Output}, Fix) ->
     ?assertMatch({b64simd_nif_not_loaded, Reason, _}, Raised, Output),
     {b64simd_nif_not_loaded, _, Message} = Raised,
     ?assertEqual(unicode:characters_to_binary(b64simd:format_error(Reason)), Message),
     ?assert(contains(binary_to_list(Message), Fix), Message),
-    ?assert(contains(Output, "b64simd: " ++ binary_to_list(Message)), Output).
+    ?assert(contains(Output, "b64simd: " ++ binary_to_list(Message)), Output),
+    ?assert(contains(Output, "*** " ++ binary_to_list(Message)), Output).
 
 reason({{b64simd_nif_not_loaded, Reason, _Message}, _Output}) -> Reason;
 reason({Raised, Output}) -> error({not_a_load_failure, Raised, Output}).
@@ -395,12 +417,13 @@ patch(Change) ->
 
 %% What `b64simd:encode/1' raises in a VM with `Env' and `Ebin' (`loaded'
 %% if it returns, and the VM prints its encoders), and everything that VM
-%% printed.
+%% printed, the exception as the shell prints it included.
 raised(Env, Ebin) ->
     raised(host, Env, Ebin).
 
 raised(Cpu, Env, Ebin) ->
-    Eval = "R = try b64simd:encode(<<1>>) of _ -> loaded catch error:E -> E end,"
+    Eval = "R = try b64simd:encode(<<1>>) of _ -> loaded catch error:E:S ->"
+        "      io:format(\"~nshell=~ts~n\", [erl_error:format_exception(error, E, S)]), E end,"
         "io:format(\"~nraised=~0p.~n\", [R]),"
         "R =:= loaded andalso io:format(\"~nencoders=~0p.~n\","
         "                               [maps:with([calls, big_calls], b64simd:encoders())]),"

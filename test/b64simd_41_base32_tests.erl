@@ -233,7 +233,7 @@ messages_test() ->
                  Explain(fun() -> b64simd_base32:decode(<<"ME==">>) end)),
     ?assertMatch("the last group of base32 characters, from byte 0, has 1, 3 or 6" ++ _,
                  Explain(fun() -> b64simd_base32:decode(<<"MZX">>, #{padding => false}) end)),
-    ?assertEqual("unknown option cas",
+    ?assertEqual("unknown option cas; the options are alphabet, letter_case, padding",
                  Explain(fun() -> b64simd_base32:decode(<<"ME======">>, #{cas => lower}) end)),
     %% The key of earlier versions is refused with the name of the new one.
     [?assertEqual("unknown option 'case'; the letter case is the option letter_case now (case "

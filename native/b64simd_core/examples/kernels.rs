@@ -18,8 +18,9 @@
 
 use b64simd_core::avx2::{self, Stores};
 use b64simd_core::kernel;
+use b64simd_core::lengths::encoded_len;
 use b64simd_core::options::{Alphabet, EncodeOptions};
-use b64simd_core::simd::{decode_loose, encoded_len};
+use b64simd_core::simd::decode_loose;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::time::{Duration, Instant};
 
@@ -211,16 +212,16 @@ fn main() {
     let opts = EncodeOptions::DEFAULT;
     let mut encoders: Vec<(String, Kernel)> = vec![(
         format!("simdutf {simdutf_kernel}"),
-        Box::new(move |input, out| b64simd_core::simd::encode_into(input, opts, out)),
+        Box::new(move |input, out| b64simd_core::simd::simdutf_encode_into(input, opts, out)),
     )];
     if avx2::available() {
         encoders.push((
             "ours avx2".into(),
-            Box::new(move |input, out| avx2::encode_into(input, opts, out, Stores::Cached)),
+            Box::new(move |input, out| avx2::avx2_encode_into(input, opts, out, Stores::Cached)),
         ));
         encoders.push((
             "ours avx2 streaming".into(),
-            Box::new(move |input, out| avx2::encode_into(input, opts, out, Stores::Streaming)),
+            Box::new(move |input, out| avx2::avx2_encode_into(input, opts, out, Stores::Streaming)),
         ));
     }
     let mut decoders: Vec<(String, Kernel)> = vec![(
@@ -260,7 +261,7 @@ fn main() {
             let input = &plain[..size];
             let text_len = encoded_len(size, true).expect("small");
             let mut text = vec![0u8; text_len];
-            b64simd_core::simd::encode_into(input, opts, &mut text);
+            b64simd_core::simd::simdutf_encode_into(input, opts, &mut text);
             let check = |call: &Kernel, name: &str| {
                 let mut out = vec![0u8; text_len];
                 assert_eq!(call(input, &mut out), text_len, "{name} encode length");

@@ -40,70 +40,86 @@ pub fn decode_units(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> Opti
         crate::avx2::available(),
         "the AVX2 decoder on a CPU without AVX2"
     );
-    // SAFETY: the CPU has AVX2 (checked above), all `rounds` needs; the
-    // output holds what the units decode to (checked above).
+    // SAFETY: the CPU has AVX2 and the output holds what the units decode
+    // to (both checked above), all `rounds` needs.
     let valid = unsafe { rounds(&input[..units], alphabet, output) };
     valid.then_some(units / 4 * 3)
 }
 
+/// # Safety
+///
+/// Never called: `avx2::available` is false off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn rounds(_input: &[u8], _alphabet: Alphabet, _output: &mut [u8]) -> bool {
     unreachable!("`avx2::available` is false off x86-64")
 }
 
-/// Decodes `input` (a multiple of 16 characters) into `output` (at least 3
-/// bytes for every 4 characters), 32 characters a round and 16 in a last
-/// half round; whether every character was in the alphabet. A round
-/// stores 32 bytes, 24 of them its own, where the output has room for
-/// them, else 16 and 8. The caller must make sure that the CPU has AVX2.
+/// Decodes `input` (a multiple of 16 characters) into `output`, 32
+/// characters a round and 16 in a last half round; whether every character
+/// was in the alphabet (it stops at the first round that holds another). A
+/// round stores 32 bytes, 24 of them its own, where the output has room
+/// for them, else 16 and 8; a half round 16 bytes, 12 of them its own, or
+/// 8 and 4.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, and `output` hold at least 3 bytes for every 4
+/// characters of `input`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> bool {
     debug_assert!(input.len() % 16 == 0 && output.len() >= input.len() / 4 * 3);
-    let lookups = Lookups::new(alphabet);
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    let lookups = unsafe { Lookups::new(alphabet) };
+    let room = output.len();
     let src = input.as_ptr();
     let dst = output.as_mut_ptr();
     let (mut read, mut written) = (0, 0);
-    let mut invalid = _mm256_setzero_si256();
-    // SAFETY (every load and store below): a round reads input[read..read +
-    // 32], within the input by the loop's condition; it writes
-    // output[written..written + 24] (written = read / 4 * 3, within the
-    // output as the caller promised), and 8 bytes more only where the
-    // output has them. The half round reads the input's last 16 bytes and
-    // writes output[written..written + 12], and 4 bytes more only where the
-    // output has them. The unaligned intrinsics take any address.
     while read + 32 <= input.len() {
-        let (bytes, bad) = lookups.round(_mm256_loadu_si256(src.add(read).cast()));
-        invalid = _mm256_or_si256(invalid, bad);
-        if written + 32 <= output.len() {
-            _mm256_storeu_si256(dst.add(written).cast(), bytes);
-        } else {
-            _mm_storeu_si128(dst.add(written).cast(), _mm256_castsi256_si128(bytes));
-            _mm_storel_epi64(
-                dst.add(written + 16).cast(),
-                _mm256_extracti128_si256::<1>(bytes),
-            );
+        // SAFETY: the CPU has AVX2 (this function's contract). The round
+        // reads input[read..read + 32], within the input by the loop's
+        // condition; it writes output[written..written + 24] (written is
+        // read / 4 * 3, within the output by this function's contract), and
+        // the 8 bytes after them only where the output has them. The
+        // unaligned intrinsics take any address.
+        let valid = unsafe {
+            let (bytes, valid) = lookups.round(_mm256_loadu_si256(src.add(read).cast()));
+            if written + 32 <= room {
+                _mm256_storeu_si256(dst.add(written).cast(), bytes);
+            } else {
+                let (low, high) = (
+                    _mm256_castsi256_si128(bytes),
+                    _mm256_extracti128_si256::<1>(bytes),
+                );
+                _mm_storeu_si128(dst.add(written).cast(), low);
+                _mm_storel_epi64(dst.add(written + 16).cast(), high);
+            }
+            valid
+        };
+        if !valid {
+            return false;
         }
         read += 32;
         written += 24;
     }
-    if read < input.len() {
-        // The high lane's zero bytes are outside the alphabet: only the low
-        // lane's verdict counts.
-        let chars = _mm256_zextsi128_si256(_mm_loadu_si128(src.add(read).cast()));
-        let (bytes, bad) = lookups.round(chars);
-        invalid = _mm256_or_si256(invalid, _mm256_zextsi128_si256(_mm256_castsi256_si128(bad)));
-        let bytes = _mm256_castsi256_si128(bytes);
-        if written + 16 <= output.len() {
+    if read == input.len() {
+        return true;
+    }
+    // SAFETY: the CPU has AVX2 (this function's contract). The half round
+    // reads the input's last 16 bytes, input[read..read + 16]; it writes
+    // output[written..written + 12], within the output by this function's
+    // contract, and the 4 bytes after them only where the output has them.
+    unsafe {
+        let (bytes, valid) = lookups.half_round(_mm_loadu_si128(src.add(read).cast()));
+        if written + 16 <= room {
             _mm_storeu_si128(dst.add(written).cast(), bytes);
         } else {
             _mm_storel_epi64(dst.add(written).cast(), bytes);
-            dst.add(written + 8)
-                .cast::<[u8; 4]>()
-                .write_unaligned(_mm_cvtsi128_si32(_mm_srli_si128::<8>(bytes)).to_le_bytes());
+            let last = _mm_cvtsi128_si32(_mm_srli_si128::<8>(bytes)).to_le_bytes();
+            dst.add(written + 8).cast::<[u8; 4]>().write_unaligned(last);
         }
+        valid
     }
-    _mm256_testz_si256(invalid, invalid) == 1
 }
 
 /// The vectors a round looks its characters up in.
@@ -124,91 +140,143 @@ struct Lookups {
 
 #[cfg(target_arch = "x86_64")]
 impl Lookups {
-    #[inline]
-    #[target_feature(enable = "avx2")]
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
     unsafe fn new(alphabet: Alphabet) -> Lookups {
-        Lookups {
-            alphabet,
-            low_masks: _mm256_setr_epi8(
-                0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, //
-                0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A, //
-                0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, //
-                0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A,
-            ),
-            high_masks: _mm256_setr_epi8(
-                0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, //
-                0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, //
-                0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, //
-                0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10,
-            ),
-            // `/` (high nibble 2, less one) +16, `+` +19, digits +4,
-            // `A`-`Z` -65, `a`-`z` -71.
-            offsets: _mm256_setr_epi8(
-                0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0, //
-                0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0,
-            ),
-            pack_lanes: _mm256_setr_epi8(
-                2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1, //
-                2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1,
-            ),
-            pack_rounds: _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7),
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe {
+            Lookups {
+                alphabet,
+                low_masks: _mm256_setr_epi8(
+                    0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, //
+                    0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A, //
+                    0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, //
+                    0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A,
+                ),
+                high_masks: _mm256_setr_epi8(
+                    0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, //
+                    0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, //
+                    0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, //
+                    0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10,
+                ),
+                // `/` (high nibble 2, less one) +16, `+` +19, digits +4,
+                // `A`-`Z` -65, `a`-`z` -71.
+                offsets: _mm256_setr_epi8(
+                    0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0, //
+                    0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0,
+                ),
+                pack_lanes: _mm256_setr_epi8(
+                    2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1, //
+                    2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1,
+                ),
+                pack_rounds: _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7),
+            }
         }
     }
 
     /// A round's 24 bytes (at the start of the register) from its 32
-    /// characters, and a register that is not all zero if one of them is
-    /// not in the alphabet. A half round's 16 characters, in the low lane,
-    /// give their 12 bytes and verdict there.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn round(&self, chars: __m256i) -> (__m256i, __m256i) {
-        let (chars, rejected) = match self.alphabet {
-            Alphabet::Standard => (chars, _mm256_setzero_si256()),
-            Alphabet::UrlSafe => (
-                standard_signs(chars),
-                _mm256_or_si256(
-                    _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'+' as i8)),
-                    _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'/' as i8)),
+    /// characters, and whether all of them are in the alphabet.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    unsafe fn round(&self, chars: __m256i) -> (__m256i, bool) {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe {
+            let (bytes, outside) = self.decode(chars);
+            (bytes, _mm256_testz_si256(outside, outside) == 1)
+        }
+    }
+
+    /// A half round's 12 bytes (at the start of the register) from its 16
+    /// characters, and whether all of them are in the alphabet.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    unsafe fn half_round(&self, chars: __m128i) -> (__m128i, bool) {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe {
+            // The high lane's zero bytes are outside the alphabet: only the
+            // low lane's verdict counts.
+            let (bytes, outside) = self.decode(_mm256_zextsi128_si256(chars));
+            let outside = _mm256_castsi256_si128(outside);
+            (
+                _mm256_castsi256_si128(bytes),
+                _mm_testz_si128(outside, outside) == 1,
+            )
+        }
+    }
+
+    /// The 24 bytes of 32 characters, and a register whose byte for each
+    /// character outside the alphabet is not zero.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    unsafe fn decode(&self, chars: __m256i) -> (__m256i, __m256i) {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe {
+            let (chars, rejected) = match self.alphabet {
+                Alphabet::Standard => (chars, _mm256_setzero_si256()),
+                Alphabet::UrlSafe => (
+                    standard_signs(chars),
+                    _mm256_or_si256(
+                        _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'+' as i8)),
+                        _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'/' as i8)),
+                    ),
                 ),
-            ),
-            Alphabet::Any => (standard_signs(chars), _mm256_setzero_si256()),
-        };
-        let nibble = _mm256_set1_epi8(0x0F);
-        let high = _mm256_and_si256(_mm256_srli_epi32::<4>(chars), nibble);
-        let low = _mm256_and_si256(chars, nibble);
-        let outside = _mm256_and_si256(
-            _mm256_shuffle_epi8(self.low_masks, low),
-            _mm256_shuffle_epi8(self.high_masks, high),
-        );
-        let slash = _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'/' as i8));
-        let offsets = _mm256_shuffle_epi8(self.offsets, _mm256_add_epi8(slash, high));
-        let values = _mm256_add_epi8(chars, offsets);
-        // Each 16-bit word's two values as 12 bits, then each 32-bit
-        // lane's two words as 24 bits (in its low 3 bytes, big end first).
-        let words = _mm256_maddubs_epi16(values, _mm256_set1_epi32(0x0140_0140));
-        let groups = _mm256_madd_epi16(words, _mm256_set1_epi32(0x0001_1000));
-        let bytes = _mm256_permutevar8x32_epi32(
-            _mm256_shuffle_epi8(groups, self.pack_lanes),
-            self.pack_rounds,
-        );
-        (bytes, _mm256_or_si256(outside, rejected))
+                Alphabet::Any => (standard_signs(chars), _mm256_setzero_si256()),
+            };
+            let nibble = _mm256_set1_epi8(0x0F);
+            let high = _mm256_and_si256(_mm256_srli_epi32::<4>(chars), nibble);
+            let low = _mm256_and_si256(chars, nibble);
+            let outside = _mm256_and_si256(
+                _mm256_shuffle_epi8(self.low_masks, low),
+                _mm256_shuffle_epi8(self.high_masks, high),
+            );
+            let slash = _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'/' as i8));
+            let offsets = _mm256_shuffle_epi8(self.offsets, _mm256_add_epi8(slash, high));
+            let values = _mm256_add_epi8(chars, offsets);
+            // Each 16-bit word's two values as 12 bits, then each 32-bit
+            // lane's two words as 24 bits (in its low 3 bytes, big end
+            // first).
+            let words = _mm256_maddubs_epi16(values, _mm256_set1_epi32(0x0140_0140));
+            let groups = _mm256_madd_epi16(words, _mm256_set1_epi32(0x0001_1000));
+            let bytes = _mm256_permutevar8x32_epi32(
+                _mm256_shuffle_epi8(groups, self.pack_lanes),
+                self.pack_rounds,
+            );
+            (bytes, _mm256_or_si256(outside, rejected))
+        }
     }
 }
 
 /// The urlsafe signs `-` and `_` turned into the standard `+` and `/`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx2")]
+#[inline(always)]
 unsafe fn standard_signs(chars: __m256i) -> __m256i {
-    let dash = _mm256_and_si256(
-        _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'-' as i8)),
-        _mm256_set1_epi8((b'-' ^ b'+') as i8),
-    );
-    let underscore = _mm256_and_si256(
-        _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'_' as i8)),
-        _mm256_set1_epi8((b'_' ^ b'/') as i8),
-    );
-    _mm256_xor_si256(chars, _mm256_or_si256(dash, underscore))
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    unsafe {
+        let dash = _mm256_and_si256(
+            _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'-' as i8)),
+            _mm256_set1_epi8((b'-' ^ b'+') as i8),
+        );
+        let underscore = _mm256_and_si256(
+            _mm256_cmpeq_epi8(chars, _mm256_set1_epi8(b'_' as i8)),
+            _mm256_set1_epi8((b'_' ^ b'/') as i8),
+        );
+        _mm256_xor_si256(chars, _mm256_or_si256(dash, underscore))
+    }
 }
 
 #[cfg(test)]

@@ -1,14 +1,11 @@
-//! Time budget: how many bytes this CPU's kernel processes in one timeslice,
-//! for choosing which inputs are sliced so that no call holds a scheduler for
-//! more than a slice, and what a call costs, for reduction accounting
-//! (`enif_consume_timeslice`).
-//!
-//! Both are measured once, from load, on the active kernel, so that the scalar
-//! fallback and AVX-512 both get calls of the same duration: the slicing
-//! speed on fresh memory, page faults included; the cost of a call as a
-//! loop of calls meets it, on warm memory and, for big calls, beyond L2.
-//! Slices themselves are bounded by the clock (`engine::run_slice`), as
-//! potatosalad's keccakf1600 measures each chunk; a call is not timed.
+//! Time budget: how many bytes this CPU's kernel processes in one timeslice
+//! (which inputs are sliced), and what a call costs (its reductions,
+//! `enif_consume_timeslice`). Both are measured once, from load, on the
+//! active kernel, so that the scalar fallback and AVX-512 get calls of the
+//! same duration: the slicing speed on fresh memory, page faults included;
+//! a call's cost as a loop of calls meets it, on warm memory and, for big
+//! calls, beyond L2. Slices are bounded by the clock (`engine::run_slice`),
+//! as potatosalad's keccakf1600 measures each chunk; a call is not timed.
 
 use crate::options::Kind;
 use std::cell::Cell;
@@ -102,24 +99,43 @@ pub fn calibrate_weight(kind: Kind, mut run_kind: impl FnMut(), mut run_base64: 
     WEIGHTS[kind as usize].store(weight, Ordering::Relaxed);
 }
 
+/// What is measured of a kind of work on the active kernel: the input bytes
+/// it processes per timeslice, on fresh memory, for slicing; and what a call
+/// that fits one call costs, a fixed part (allocating the output binary,
+/// entering the kernel) plus a part per input byte, calibrated
+/// (`calibrate_call_cost`) on cache-resident data and, for big calls, beyond
+/// L2: the slicing rate would overcharge small calls many times over.
+struct Rates {
+    bytes_per_timeslice: AtomicUsize,
+    fixed_ns: AtomicUsize,
+    ps_per_byte: AtomicUsize,
+    big_ps_per_byte: AtomicUsize,
+}
+
+/// Conservative until calibrated: the smallest slice, and 200 ns plus 1 ns
+/// per byte a call.
 #[allow(clippy::declare_interior_mutable_const)]
-const MIN_SPEED: AtomicUsize = AtomicUsize::new(MIN_SLICE_BYTES);
-/// Input bytes processed per timeslice, per kind of work: the
-/// active kernel's measured speed. Until calibrated, the smallest slice.
-static BYTES_PER_TIMESLICE: [AtomicUsize; WORKS] = [MIN_SPEED; WORKS];
+const ROUGH_RATES: Rates = Rates {
+    bytes_per_timeslice: AtomicUsize::new(MIN_SLICE_BYTES),
+    fixed_ns: AtomicUsize::new(200),
+    ps_per_byte: AtomicUsize::new(1000),
+    big_ps_per_byte: AtomicUsize::new(1000),
+};
+static RATES: [Rates; WORKS] = [ROUGH_RATES; WORKS];
+
+fn rates(work: Work) -> &'static Rates {
+    &RATES[work as usize]
+}
+
 /// Test hook (`b64simd_nif:set_slice_bytes/1`, in builds with the `hooks`
 /// feature only): when non-zero, forces every slice to this many input
 /// bytes, so slicing is proven on small inputs.
 #[cfg(feature = "hooks")]
 static FORCED_SLICE_BYTES: AtomicUsize = AtomicUsize::new(0);
 
-fn speed(work: Work) -> &'static AtomicUsize {
-    &BYTES_PER_TIMESLICE[work as usize]
-}
-
 /// Input bytes the active kernel processes in one timeslice.
 pub fn bytes_per_timeslice(work: Work) -> usize {
-    speed(work).load(Ordering::Relaxed)
+    rates(work).bytes_per_timeslice.load(Ordering::Relaxed)
 }
 
 /// Input bytes per slice of a sliced job: the forced size in tests, else
@@ -162,32 +178,6 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
     input_len > slice_bytes(work)
 }
 
-/// What a call that fits one call costs, per kind of work: a fixed part
-/// (allocating the output binary, entering the kernel) plus a part per input
-/// byte, both calibrated (`calibrate_call_cost`) as a loop of calls
-/// finds them: on cache-resident data, and for big calls on data beyond L2.
-/// The slicing rate, measured on fresh memory, would overcharge small calls
-/// many times over, and a loop of them would yield far too often.
-struct CallCost {
-    fixed_ns: AtomicUsize,
-    ps_per_byte: AtomicUsize,
-    big_ps_per_byte: AtomicUsize,
-}
-
-/// Conservative until calibrated: 200 ns plus 1 ns per byte.
-#[allow(clippy::declare_interior_mutable_const)]
-const ROUGH_CALL_COST: CallCost = CallCost {
-    fixed_ns: AtomicUsize::new(200),
-    ps_per_byte: AtomicUsize::new(1000),
-    big_ps_per_byte: AtomicUsize::new(1000),
-};
-/// What a call costs, per kind of work.
-static CALL_COSTS: [CallCost; WORKS] = [ROUGH_CALL_COST; WORKS];
-
-fn call_cost(work: Work) -> &'static CallCost {
-    &CALL_COSTS[work as usize]
-}
-
 /// Calls on fewer input bytes cost only their one reduction, like a BIF's
 /// small work: charging them would cost more than their work.
 pub const UNCHARGED_BYTES: usize = 512;
@@ -203,7 +193,7 @@ pub const BIG_CALL_BYTES: usize = 64 * 1024;
 /// cache-resident rate, and for a big call what data beyond L2 adds, once
 /// per input byte however much work each byte is.
 pub fn call_ns(work: Work, input_len: usize, bytes: usize) -> u64 {
-    let cost = call_cost(work);
+    let cost = rates(work);
     let ps_per_byte = cost.ps_per_byte.load(Ordering::Relaxed) as u64;
     let beyond_l2_ps = if input_len >= BIG_CALL_BYTES {
         (cost.big_ps_per_byte.load(Ordering::Relaxed) as u64).saturating_sub(ps_per_byte)
@@ -226,11 +216,10 @@ thread_local! {
     static OWED_NS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// The whole percents of a timeslice to charge now for `ns` of work. The
-/// remainder is carried over on this scheduler thread, so a loop of calls
-/// much shorter than 1% (400 ns) is charged in total what it costs, rather
-/// than nothing or 1% per call. The carry can land on another process that
-/// runs on the same scheduler next; it is under 400 ns.
+/// The whole percents of a timeslice to charge now for `ns` of work, the
+/// rest carried over on this scheduler thread (onto whichever process runs
+/// next, under 1%), so that a loop of calls much shorter than 1% is charged
+/// in total what it costs, rather than nothing or 1% per call.
 pub fn charge_percent(ns: u64) -> i32 {
     OWED_NS.with(|owed| {
         let total = owed.get().saturating_add(ns);
@@ -262,7 +251,7 @@ pub fn calibrate(work: Work, mut run: impl FnMut(usize)) {
     for _ in 0..2 {
         // The warm-up lets simdutf pick its kernel.
         let best = best_time(3, || run(sample));
-        speed(work).store(
+        rates(work).bytes_per_timeslice.store(
             per_timeslice(sample, best).max(MIN_SLICE_BYTES),
             Ordering::Relaxed,
         );
@@ -292,10 +281,9 @@ const CALL_COST_LARGE: usize = 16 * 1024;
 
 /// Measures what one call costs, as `call_ns` estimates it: `run(at, len)`
 /// does a call's work (allocate the output binary, run the kernel, free the
-/// output) on the `len` input bytes at offset `at`, a multiple of
-/// `BIG_CALL_BYTES`, of a sample of `sample_len` bytes. Short calls read the
-/// sample's start, in cache; big calls walk all of it, more than the L2 of
-/// the CPUs we run on (`median_ns`).
+/// output) on the `len` bytes at offset `at` (a multiple of
+/// `BIG_CALL_BYTES`) of a sample of `sample_len` bytes, whose start short
+/// calls read in cache and big calls walk all of, beyond L2.
 pub fn calibrate_call_cost(work: Work, sample_len: usize, mut run: impl FnMut(usize, usize)) {
     median_ns(|| run(0, CALL_COST_LARGE)); // warm up
     let small = median_ns(|| run(0, CALL_COST_SMALL));
@@ -312,7 +300,7 @@ pub fn calibrate_call_cost(work: Work, sample_len: usize, mut run: impl FnMut(us
             big_call_rate(fixed_ns, ps_per_byte, big)
         }
     };
-    let cost = call_cost(work);
+    let cost = rates(work);
     cost.fixed_ns.store(fixed_ns, Ordering::Relaxed);
     cost.ps_per_byte.store(ps_per_byte, Ordering::Relaxed);
     cost.big_ps_per_byte
@@ -324,7 +312,7 @@ pub fn calibrate_call_cost(work: Work, sample_len: usize, mut run: impl FnMut(us
 /// which are close on some CPUs.
 #[cfg(feature = "hooks")]
 pub fn set_big_call_rate(work: Work, ps_per_byte: usize) {
-    call_cost(work)
+    rates(work)
         .big_ps_per_byte
         .store(ps_per_byte, Ordering::Relaxed);
 }
@@ -354,10 +342,9 @@ fn median_ns(mut run: impl FnMut()) -> u64 {
 }
 
 /// How many times longer decoding text that holds whitespace takes than
-/// unbroken text of the same length; a decode that fits one call is charged
-/// this many times its bytes when its output shows it met whitespace. MIME
-/// text (calibrated) takes the line path; stray whitespace elsewhere
-/// is slower still and charged as much as MIME text.
+/// unbroken text of the same length, as MIME text measures it (stray
+/// whitespace elsewhere is charged as much): a decode that fits one call is
+/// charged this many times its bytes when its output shows whitespace.
 static WHITESPACE_FACTOR: AtomicUsize = AtomicUsize::new(4);
 
 pub fn whitespace_factor() -> usize {
@@ -387,7 +374,7 @@ fn fit_call_cost(small_ns: u64, large_ns: u64) -> (usize, usize) {
 /// of a call and of a big call (test hook, `hooks` builds only).
 #[cfg(feature = "hooks")]
 pub fn call_cost_of(work: Work) -> (usize, usize, usize) {
-    let cost = call_cost(work);
+    let cost = rates(work);
     (
         cost.fixed_ns.load(Ordering::Relaxed),
         cost.ps_per_byte.load(Ordering::Relaxed),
@@ -429,11 +416,17 @@ mod tests {
     #[test]
     fn slices_stay_between_64_and_256_kib() {
         // Nothing else in the unit tests reads the decode speed.
-        speed(Work::Decode).store(1 << 30, Ordering::Relaxed);
+        rates(Work::Decode)
+            .bytes_per_timeslice
+            .store(1 << 30, Ordering::Relaxed);
         assert_eq!(slice_bytes(Work::Decode), MAX_SLICE_BYTES);
-        speed(Work::Decode).store(1, Ordering::Relaxed);
+        rates(Work::Decode)
+            .bytes_per_timeslice
+            .store(1, Ordering::Relaxed);
         assert_eq!(slice_bytes(Work::Decode), MIN_SLICE_BYTES);
-        speed(Work::Decode).store(100 * 1024, Ordering::Relaxed);
+        rates(Work::Decode)
+            .bytes_per_timeslice
+            .store(100 * 1024, Ordering::Relaxed);
         assert_eq!(slice_bytes(Work::Decode), 100 * 1024);
     }
 
@@ -451,7 +444,7 @@ mod tests {
     #[test]
     fn a_big_call_pays_what_memory_adds_once_per_input_byte() {
         // Only this test reads or writes the encoding call cost.
-        let cost = call_cost(Work::Encode);
+        let cost = rates(Work::Encode);
         cost.fixed_ns.store(100, Ordering::Relaxed);
         cost.ps_per_byte.store(50, Ordering::Relaxed);
         cost.big_ps_per_byte.store(80, Ordering::Relaxed);

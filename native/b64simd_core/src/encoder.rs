@@ -2,7 +2,8 @@
 //! haswell kernel, simdutf's everywhere else; and on every CPU with AVX2,
 //! ours with streaming stores for calls of `BIG_CALL` bytes and more, whose
 //! output no cache holds (simdutf's icelake encoder is slowest of all
-//! there: `bench/README.md`, "Kernels").
+//! there: `bench/README.md`, "Kernels"), unless simdutf's scalar kernel is
+//! forced, which means no SIMD anywhere.
 //!
 //! `B64SIMD_ENCODER` chooses instead: `simdutf` for simdutf's alone on
 //! every CPU, `avx2` for ours on any CPU with AVX2 (`auto`, or empty, for
@@ -11,7 +12,7 @@
 
 use crate::avx2::{self, Stores};
 use crate::options::{EncodeOptions, LineBreak, Lines};
-use crate::{kernel, simd};
+use crate::{kernel, lengths, simd};
 use std::sync::OnceLock;
 
 pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
@@ -20,7 +21,7 @@ pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
 /// around the caches, where there is an encoder that can.
 pub const BIG_CALL: usize = 16 << 20;
 
-/// An encoder of plain calls (`encode_into`) or of lines (`line_encoder`).
+/// An encoder of plain calls (`encode_piece`) or of lines (`line_encoder`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoder {
     /// b64simd's own, `avx2.rs`.
@@ -75,7 +76,7 @@ fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Enco
     let forced = forced.filter(|name| !name.is_empty() && *name != "auto");
     let (calls, big_calls) = match forced {
         None if avx2 && kernel == Some("haswell") => (ours, ours),
-        None if avx2 => (simdutf, ours),
+        None if avx2 && kernel != Some("fallback") => (simdutf, ours),
         None | Some("simdutf") => (simdutf, simdutf),
         Some("avx2") if avx2 => (ours, ours),
         Some("avx2") => {
@@ -111,7 +112,12 @@ pub fn active() -> Encoders {
 /// `output`, which must be exactly `encoded_len(piece.len(), opts.padding)`
 /// bytes long, with the encoder of such a call; returns that length.
 #[inline]
-pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_len: usize) -> usize {
+pub fn encode_piece(
+    piece: &[u8],
+    opts: EncodeOptions,
+    output: &mut [u8],
+    call_len: usize,
+) -> usize {
     let encoders = active();
     let (encoder, stores) = if call_len >= BIG_CALL {
         (encoders.big_calls, Stores::Streaming)
@@ -119,19 +125,17 @@ pub fn encode_into(piece: &[u8], opts: EncodeOptions, output: &mut [u8], call_le
         (encoders.calls, Stores::Cached)
     };
     match encoder {
-        Encoder::Avx2 => avx2::encode_into(piece, opts, output, stores),
-        Encoder::Simdutf => simd::encode_into(piece, opts, output),
+        Encoder::Avx2 => avx2::avx2_encode_into(piece, opts, output, stores),
+        Encoder::Simdutf => simd::simdutf_encode_into(piece, opts, output),
     }
 }
 
 /// The encoder that writes these lines in a call of `call_len` input bytes
-/// a line at a time, straight into the output, breaks included, if one
-/// takes them: ours wherever our encoder takes such calls (`encode_into`),
-/// so also for big calls where simdutf's encoder takes the others, since
-/// copying lines out of its blocks is far slower there; else simdutf's, which
-/// takes LF breaks and lines of at least 4 characters. Ours stores through
-/// the caches even for big calls: encoding lines into a chunk in L1 and
-/// streaming it out was no faster.
+/// straight into the output, breaks included, if one takes them: ours
+/// wherever our encoder takes such calls (`encode_piece`), big calls too,
+/// where copying lines out of simdutf's blocks is far slower (ours stores
+/// through the caches there: lines streamed out of a chunk in L1 were no
+/// faster); else simdutf's, which takes LF breaks and lines of 4 or more.
 pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
     let encoders = active();
     let encoder = if call_len >= BIG_CALL {
@@ -152,7 +156,7 @@ pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
 /// for these lines, a break between two lines and none after the last, at
 /// the start of `output`; returns the bytes written. Panics, rather than
 /// overflow, if `output` is shorter than that.
-pub fn encode_lines_into(
+pub fn encode_lines_with(
     encoder: Encoder,
     input: &[u8],
     opts: EncodeOptions,
@@ -161,11 +165,11 @@ pub fn encode_lines_into(
 ) -> usize {
     match encoder {
         Encoder::Avx2 => {
-            let len = simd::wrapped_len(input.len(), opts.padding, lines, 0)
+            let len = lengths::wrapped_len(input.len(), opts.padding, lines, 0)
                 .expect("a piece's encoding fits");
-            avx2::encode_lines_into(input, opts, lines, &mut output[..len])
+            avx2::avx2_encode_lines_into(input, opts, lines, &mut output[..len])
         }
-        Encoder::Simdutf => simd::encode_lines_into(input, opts, lines.length, output),
+        Encoder::Simdutf => simd::simdutf_encode_lines_into(input, opts, lines.length, output),
     }
 }
 
@@ -190,6 +194,11 @@ mod tests {
             choose(None, Some("westmere"), false),
             encoders(simdutf, simdutf)
         );
+        // The scalar kernel forced: no SIMD, ours included.
+        assert_eq!(
+            choose(None, Some("fallback"), true),
+            encoders(simdutf, simdutf)
+        );
         assert_eq!(
             choose(None, Some("arm64"), false),
             encoders(simdutf, simdutf)
@@ -210,6 +219,10 @@ mod tests {
         );
         assert_eq!(
             choose(Some("avx2"), Some("westmere"), true),
+            encoders(ours, ours)
+        );
+        assert_eq!(
+            choose(Some("avx2"), Some("fallback"), true),
             encoders(ours, ours)
         );
         assert_eq!(

@@ -93,8 +93,11 @@ pub fn active() -> Result<&'static str, Refusal> {
 fn simdutf_runs_a_kernel() -> bool {
     let input = [0u8];
     let mut output = [0u8; 4];
-    let written =
-        crate::simd::encode_into(&input, crate::options::EncodeOptions::DEFAULT, &mut output);
+    let written = crate::simd::simdutf_encode_into(
+        &input,
+        crate::options::EncodeOptions::DEFAULT,
+        &mut output,
+    );
     written == 4 && &output == b"AA=="
 }
 

@@ -1,22 +1,14 @@
-//! OTP's rules where simdutf's differ. simdutf implements WHATWG
-//! forgiving-base64; our contract is OTP 26's `base64`. After simdutf has
-//! accepted some input, these checks reject what OTP rejects beyond it, and
-//! cost nothing unless the input holds whitespace or ends in an unpadded
-//! quantum:
-//!
-//! - simdutf skips `\f` as whitespace; OTP rejects it, and `whitespace =>
-//!   reject` rejects every whitespace byte (`check_skipped_bytes`);
-//! - simdutf's loose mode accepts a missing `=`; OTP 26 requires it by
-//!   default, and `canonical => true` wants the unused bits zero
-//!   (`check_final_quantum`).
-//!
-//! Also here: what each byte is in each alphabet (the tables every
-//! byte-at-a-time reader uses), and the whitespace around a text, which
-//! every decode skips before it starts.
+//! OTP's rules where simdutf's differ (WHATWG forgiving-base64 against OTP
+//! 26's `base64`): after simdutf has accepted some input, the bytes it
+//! skipped (`check_skipped_bytes`) and the end of the input
+//! (`check_final_quantum`), checks that cost nothing unless the input holds
+//! whitespace or ends in an unpadded quantum. Also here: what each byte is
+//! in each alphabet (the tables every byte-at-a-time reader uses), and the
+//! whitespace around a text, which every decode skips before it starts.
 
 use crate::error::DecodeError;
+use crate::lengths::encoded_len;
 use crate::options::{Alphabet, DecodeOptions};
-use crate::simd::encoded_len;
 
 /// Class-table entries at and above `PAD` are not alphabet characters.
 pub const PAD: u8 = 64;

@@ -143,7 +143,7 @@ impl Decoder {
 }
 
 /// Decodes `input` into `output`, which must hold at least
-/// `simd::maximal_decoded_len(input.len())` bytes; returns the bytes written.
+/// `lengths::maximal_decoded_len(input.len())` bytes; returns the bytes written.
 pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Result<usize, DecodeError> {
     let mut decoder = Decoder::new(opts, 0);
     decoder.feed(input, 0, output)?;

@@ -3,12 +3,12 @@
 //! encodings, and the decodes the other paths are held to.
 
 use crate::decode::DecodeJob;
-use crate::encoder::encode_into;
+use crate::encoder::encode_piece;
 use crate::error::DecodeError;
 use crate::job::Job;
+use crate::lengths::{encoded_len, maximal_decoded_len};
 use crate::options::{Alphabet, DecodeOptions, EncodeOptions, Lines};
 use crate::scalar;
-use crate::simd::{encoded_len, maximal_decoded_len};
 
 /// RFC 4648 section 10's test vectors: data and its standard encoding.
 pub const RFC4648_VECTORS: [(&[u8], &[u8]); 7] = [
@@ -25,7 +25,7 @@ pub const RFC4648_VECTORS: [(&[u8], &[u8]); 7] = [
 /// `simd` and `avx2`).
 pub fn encode_to_vec(plain: &[u8], opts: EncodeOptions) -> Vec<u8> {
     let mut out = vec![0u8; encoded_len(plain.len(), opts.padding).unwrap()];
-    assert_eq!(encode_into(plain, opts, &mut out, plain.len()), out.len());
+    assert_eq!(encode_piece(plain, opts, &mut out, plain.len()), out.len());
     out
 }
 

@@ -8,10 +8,11 @@ use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::error::DecodeError;
 use b64simd_core::job::{Job, Step};
+use b64simd_core::lengths::{encoded_len, maximal_decoded_len};
 use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions, LineBreak, Lines};
 use b64simd_core::rules;
 use b64simd_core::scalar;
-use b64simd_core::simd::{self, encoded_len, maximal_decoded_len};
+use b64simd_core::simd;
 use b64simd_core::stream::decode::{Carry, DecodeEnd, DecodePiece};
 
 /// Output buffers get this many canary bytes past their end: simdutf writes
@@ -268,10 +269,10 @@ fn avx2_case(
     for stores in [Stores::Cached, Stores::Streaming] {
         let end = shift + expected.len();
         let mut out = guarded(end);
-        let written = avx2::encode_into(plain, opts, &mut out[shift..end], stores);
-        check_guard(&out, end, "avx2::encode_into")?;
+        let written = avx2::avx2_encode_into(plain, opts, &mut out[shift..end], stores);
+        check_guard(&out, end, "avx2::avx2_encode_into")?;
         if written != expected.len() || out[shift..end] != expected[..] {
-            let what = format!("avx2::encode_into ({stores:?}) of {written} bytes");
+            let what = format!("avx2::avx2_encode_into ({stores:?}) of {written} bytes");
             return Err(differs(what, &out[shift..end], expected));
         }
     }
@@ -285,10 +286,10 @@ fn avx2_case(
                 .join(line_break.bytes());
             let end = shift + wrapped.len();
             let mut out = guarded(end);
-            let written = avx2::encode_lines_into(&exact, opts, lines, &mut out[shift..end]);
-            check_guard(&out, end, "avx2::encode_lines_into")?;
+            let written = avx2::avx2_encode_lines_into(&exact, opts, lines, &mut out[shift..end]);
+            check_guard(&out, end, "avx2::avx2_encode_lines_into")?;
             if written != wrapped.len() || out[shift..end] != wrapped[..] {
-                let what = format!("avx2::encode_lines_into ({lines:?}) of {written} bytes");
+                let what = format!("avx2::avx2_encode_lines_into ({lines:?}) of {written} bytes");
                 return Err(differs(what, &out[shift..end], &wrapped));
             }
         }
@@ -313,11 +314,11 @@ pub fn encode_case(
         ));
     }
     let mut out = guarded(len);
-    let written = simd::encode_into(plain, opts, &mut out[..len]);
-    check_guard(&out, len, "simd::encode_into")?;
+    let written = simd::simdutf_encode_into(plain, opts, &mut out[..len]);
+    check_guard(&out, len, "simd::simdutf_encode_into")?;
     if written != len || out[..len] != expected[..] {
         return Err(format!(
-            "simd::encode_into wrote {written} bytes, {}, base64 crate {}{}",
+            "simd::simdutf_encode_into wrote {written} bytes, {}, base64 crate {}{}",
             show::<()>(&Ok(out[..len].to_vec())),
             show::<()>(&Ok(expected.clone())),
             first_difference::<()>(&Ok(out[..len].to_vec()), &Ok(expected))

@@ -3,16 +3,16 @@
 //! around each power-of-two and 32-bit boundary, up to `usize::MAX`, and
 //! error offsets past 4 GiB must come back untruncated.
 //!
-//! `simd::encoded_len` returning `None` is what makes the NIF raise
+//! `lengths::encoded_len` returning `None` is what makes the NIF raise
 //! `system_limit` (lib.rs: `.ok_or(Error::RaiseAtom("system_limit"))`); the
 //! Erlang side of that is b64simd_31_fault_tests (an allocation that cannot
 //! succeed under `ulimit -v`).
 
 use b64simd_core::error::DecodeError;
+use b64simd_core::lengths::{encoded_len, maximal_decoded_len};
 use b64simd_core::options::DecodeOptions;
 use b64simd_core::rules::check_skipped_bytes;
 use b64simd_core::scalar::Decoder;
-use b64simd_core::simd::{encoded_len, maximal_decoded_len};
 
 const GIB: usize = 1 << 30;
 

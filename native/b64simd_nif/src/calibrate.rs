@@ -11,8 +11,8 @@ use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::wrap::WrapJob;
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::job::{Buffer, Job};
+use b64simd_core::lengths::{encoded_len, wrapped_len};
 use b64simd_core::options::{DecodeOptions, EncodeOptions, Kind, LineBreak, Lines};
-use b64simd_core::simd::{encoded_len, wrapped_len};
 use std::sync::{Condvar, Mutex};
 
 /// Whether the calibration has started, and whether it has ended.

@@ -24,11 +24,12 @@ use super::DecodeJob;
 use crate::budget::Work;
 use crate::error::DecodeError;
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::rules::{class_table_for, is_sextet_class, sextet};
 use crate::scalar;
 use crate::scratch::with_scratch;
-use crate::simd::{self, decode_loose};
+use crate::simd::decode_loose;
 use simdutf::ErrorCode;
 
 /// How many times longer than plain decode `mime_decode` takes, at most:
@@ -120,7 +121,7 @@ impl MimeJob {
 impl Job for MimeJob {
     /// Room for every byte of `input` being a character.
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
-        Some(Buffer::Data(simd::maximal_decoded_len(input.len())))
+        Some(Buffer::Data(lengths::maximal_decoded_len(input.len())))
     }
 
     /// Decodes about `max_input` more bytes of input. `output` is the whole output, at least

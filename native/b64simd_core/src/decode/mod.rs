@@ -26,6 +26,7 @@ pub mod short;
 use crate::budget::{self, Work};
 use crate::error::DecodeError;
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths;
 use crate::options::DecodeOptions;
 use crate::rules::{self, check_final_quantum, check_skipped_bytes, sextet};
 use crate::scalar;
@@ -104,7 +105,7 @@ impl DecodeJob {
             ending: Ending::Otp,
             stage: Stage::Start,
             end,
-            bound: simd::decoded_len_bound(&input[start..end]),
+            bound: lengths::decoded_len_bound(&input[start..end]),
             in_pos: start,
             decoded: 0,
             discard: false,
@@ -142,7 +143,7 @@ impl DecodeJob {
                 Stage::Lines
             },
             end: input.len(),
-            bound: decoded + simd::maximal_decoded_len(input.len() - in_pos),
+            bound: decoded + lengths::maximal_decoded_len(input.len() - in_pos),
             in_pos,
             decoded,
             discard: false,
@@ -270,7 +271,7 @@ impl DecodeJob {
     fn takes_whole_rest(&self, rest: &[u8], room: usize, budget: usize) -> bool {
         self.ending != Ending::WholeQuanta
             && rest.len() <= budget
-            && room >= simd::decoded_len_bound(rest)
+            && room >= lengths::decoded_len_bound(rest)
     }
 
     /// The next window of the rest of the text, about `budget` bytes, read
@@ -280,7 +281,7 @@ impl DecodeJob {
         let rest = &text[self.in_pos..];
         let room = self.room(output);
         if self.ending == Ending::WholeQuanta {
-            let window = if simd::maximal_decoded_len(rest.len()) <= budget / 4 * 3 {
+            let window = if lengths::maximal_decoded_len(rest.len()) <= budget / 4 * 3 {
                 room.len()
             } else {
                 (budget / 4).max(1) * 3
@@ -428,7 +429,7 @@ impl DecodeJob {
 }
 
 impl Job for DecodeJob {
-    /// A decode's: `simd::decoded_len_bound` of the text it reads (the
+    /// A decode's: `lengths::decoded_len_bound` of the text it reads (the
     /// `input` it was made for), exact for text without whitespace inside
     /// it; a validation's: `VALIDATION_SCRATCH`.
     #[inline(always)]

@@ -19,7 +19,7 @@ use crate::simd::decode_loose;
 use simdutf::ErrorCode;
 
 /// `input` (all of a decode's input, trimmed) decoded into `output`, which
-/// holds `simd::decoded_len_bound(input)`, if it has the common shape.
+/// holds `lengths::decoded_len_bound(input)`, if it has the common shape.
 #[inline]
 pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<usize> {
     // One character past whole quanta is never the common shape; any other
@@ -183,9 +183,9 @@ fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lengths::decoded_len_bound;
     use crate::options::EncodeOptions;
     use crate::scalar;
-    use crate::simd::decoded_len_bound;
     use crate::test_support::{encode_to_vec as enc, scalar_decode_to_vec, Rng, EDIT_BYTES};
 
     /// `decode_short`'s quantum tables, entry by entry: every byte in every

@@ -5,10 +5,10 @@
 pub mod wrap;
 
 use crate::budget::Work;
-use crate::encoder::encode_into;
+use crate::encoder::encode_piece;
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths::encoded_len;
 use crate::options::EncodeOptions;
-use crate::simd::encoded_len;
 
 #[derive(Clone, Debug)]
 pub struct EncodeJob {
@@ -73,7 +73,7 @@ impl Job for EncodeJob {
         let piece_out_len = encoded_len(take, self.opts.padding)
             .expect("a piece of the input encodes to no more than the whole output");
         let target = &mut output[self.out_pos..self.out_pos + piece_out_len];
-        self.out_pos += encode_into(piece, self.opts, target, input.len());
+        self.out_pos += encode_piece(piece, self.opts, target, input.len());
         self.in_pos += take;
         Step::after(self.in_pos, input.len(), self.out_pos)
     }

@@ -2,10 +2,8 @@
 //! characters, CRLF, RFC 2045 section 6.8) and PEM (64, LF, RFC 7468).
 //!
 //! A break goes between lines only, never after the last one. A line
-//! encoder writes the lines straight into the output (`encoder::
-//! line_encoder`: our AVX2 encoder, CRLF or LF, for MIME's and PEM's lines
-//! where it encodes calls of that size; else simdutf's, which places LF
-//! breaks in SIMD registers); a job that uses one slices at whole lines and
+//! encoder, where one takes the lines (`encoder::line_encoder`), writes them
+//! straight into the output; a job that uses one slices at whole lines and
 //! whole 3-byte groups and writes the break between two slices itself.
 //! Otherwise we encode blocks of whole 3-byte groups into a scratch buffer
 //! that stays in L1 and copy them out a line at a time, breaks in between;
@@ -14,11 +12,11 @@
 
 use super::step_len;
 use crate::budget::Work;
-use crate::encoder::{self, encode_into, Encoder};
+use crate::encoder::{self, encode_piece, Encoder};
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
-use crate::simd::{encoded_len, wrapped_len};
 
 /// Input bytes encoded per block: 16 KiB of text, small enough to stay in L1
 /// between encoding it and copying it out.
@@ -116,7 +114,7 @@ impl WrapJob {
             self.column = 0;
         }
         let rest = &mut output[self.out_pos..];
-        self.out_pos += encoder::encode_lines_into(encoder, piece, self.opts, self.lines, rest);
+        self.out_pos += encoder::encode_lines_with(encoder, piece, self.opts, self.lines, rest);
     }
 
     /// `piece` is whole 3-byte groups, or the end of the input.
@@ -126,7 +124,7 @@ impl WrapJob {
                 let len = encoded_len(group.len(), self.opts.padding)
                     .expect("a block's encoding is a few hundred bytes");
                 let text = &mut block[..len];
-                encode_into(group, self.opts, text, group.len());
+                encode_piece(group, self.opts, text, group.len());
                 self.copy_wrapped(text, output);
             }
         })
@@ -240,7 +238,7 @@ mod tests {
     /// The obvious definition: encode, then cut into lines and join them.
     fn reference(input: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
         let mut text = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
-        encode_into(input, opts, &mut text, input.len());
+        encode_piece(input, opts, &mut text, input.len());
         text.chunks(lines.length)
             .collect::<Vec<_>>()
             .join(lines.line_break.bytes())

@@ -1,119 +1,76 @@
 //! The way back from options to flags, and every combination of a kind's
 //! options: what the tests and the fuzzer write calls with, never a call
-//! itself (compiled for tests and under the `testing` feature only).
+//! itself (compiled for tests and under the `testing` feature only). Both
+//! are read off `from_flags` over every combination of the bits a kind
+//! takes, so that the bit layout is written once.
 
 use super::*;
 
-fn bit(set: bool, bit: u64) -> u64 {
-    if set {
-        bit
-    } else {
-        0
-    }
+/// Every combination of the bits `kind` takes.
+fn every_flags(kind: Kind) -> impl Iterator<Item = u64> {
+    let bits = KIND_BITS[kind as usize];
+    (0..=bits).filter(move |flags| flags & !bits == 0)
 }
 
-fn mode_bits(alphabet: Alphabet) -> u64 {
-    match alphabet {
-        Alphabet::Standard => 0,
-        Alphabet::UrlSafe => 1,
-        Alphabet::Any => 2,
-    }
-}
-
-fn case_bits(case: LetterCase) -> u64 {
-    match case {
-        LetterCase::Upper => 0,
-        LetterCase::Lower => LOWER,
-        LetterCase::Mixed => MIXED,
-    }
-}
-
-fn base32_alphabet_bits(alphabet: Base32Alphabet) -> u64 {
-    bit(alphabet == Base32Alphabet::Hex, BASE32_HEX)
+/// The flags of `kind` that `read` reads `options` from.
+fn flags_of<T: PartialEq>(kind: Kind, options: T, read: impl Fn(u64) -> Option<T>) -> u64 {
+    every_flags(kind)
+        .find(|&flags| read(flags).as_ref() == Some(&options))
+        .expect("options that some flags of their kind give")
 }
 
 impl EncodeOptions {
     /// The flags `from_flags` reads these options and lines from.
     pub fn to_flags(self, lines: Option<Lines>) -> u64 {
-        let line_bits = match lines {
-            None => 0,
-            Some(Lines { length, line_break }) => {
-                (length as u64) << LINE_LENGTH_SHIFT | bit(line_break == LineBreak::Lf, LINE_FEED)
-            }
-        };
-        mode_bits(self.alphabet) | bit(self.padding, PADDING) | line_bits
+        let length = lines.map_or(0, |lines| (lines.length as u64) << LINE_LENGTH_SHIFT);
+        let read = |flags| EncodeOptions::from_flags(flags | length);
+        length | flags_of(Kind::Encode, (self, lines), read)
     }
 }
 
 impl DecodeOptions {
     /// The flags `from_flags` reads these options from.
     pub fn to_flags(self) -> u64 {
-        mode_bits(self.alphabet)
-            | bit(self.padding_required, PADDING)
-            | bit(self.reject_whitespace, REJECT_WHITESPACE)
-            | bit(self.canonical, CANONICAL)
+        flags_of(Kind::Decode, self, |flags| {
+            DecodeOptions::from_flags(flags, Kind::Decode)
+        })
     }
 
     /// Every combination of the decode options (24).
     pub fn all() -> Vec<DecodeOptions> {
-        let mut all = Vec::with_capacity(24);
-        for alphabet in [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any] {
-            for padding_required in [true, false] {
-                for reject_whitespace in [true, false] {
-                    for canonical in [true, false] {
-                        all.push(DecodeOptions {
-                            alphabet,
-                            padding_required,
-                            reject_whitespace,
-                            canonical,
-                        });
-                    }
-                }
-            }
-        }
-        all
+        every_flags(Kind::Decode)
+            .filter_map(|flags| DecodeOptions::from_flags(flags, Kind::Decode))
+            .collect()
     }
 }
 
 impl HexEncodeOptions {
     pub fn to_flags(self) -> u64 {
-        case_bits(self.case)
+        flags_of(Kind::HexEncode, self, HexEncodeOptions::from_flags)
     }
 }
 
 impl HexDecodeOptions {
     pub fn to_flags(self) -> u64 {
-        case_bits(self.case)
+        flags_of(Kind::HexDecode, self, HexDecodeOptions::from_flags)
     }
 }
 
 impl Base32EncodeOptions {
     pub fn to_flags(self) -> u64 {
-        base32_alphabet_bits(self.alphabet) | case_bits(self.case) | bit(self.padding, PADDING)
+        flags_of(Kind::Base32Encode, self, Base32EncodeOptions::from_flags)
     }
 }
 
 impl Base32DecodeOptions {
     pub fn to_flags(self) -> u64 {
-        base32_alphabet_bits(self.alphabet)
-            | case_bits(self.case)
-            | bit(self.padding_required, PADDING)
+        flags_of(Kind::Base32Decode, self, Base32DecodeOptions::from_flags)
     }
 
-    /// Every combination of the decode options (18).
+    /// Every combination of the decode options (12).
     pub fn all() -> Vec<Base32DecodeOptions> {
-        let mut all = Vec::with_capacity(18);
-        for alphabet in [Base32Alphabet::Standard, Base32Alphabet::Hex] {
-            for case in [LetterCase::Upper, LetterCase::Lower, LetterCase::Mixed] {
-                for padding_required in [true, false] {
-                    all.push(Base32DecodeOptions {
-                        alphabet,
-                        case,
-                        padding_required,
-                    });
-                }
-            }
-        }
-        all
+        every_flags(Kind::Base32Decode)
+            .filter_map(Base32DecodeOptions::from_flags)
+            .collect()
     }
 }

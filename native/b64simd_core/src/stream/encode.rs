@@ -1,18 +1,15 @@
 //! An encoding stream: pieces in, the Base64 of every whole 3-byte group
 //! so far out, so that any chunking gives the one-shot output, line
-//! wrapping included. Between pieces the state keeps the stream's options,
-//! the column the last line ended at, and the input bytes of an incomplete
-//! group (fewer than 3).
-//!
-//! The state as Erlang holds it: the options' flags, the column (both 8
-//! bytes, little-endian), then the carried bytes.
+//! wrapping included. The state between pieces, as Erlang holds it: the
+//! options' flags and the column the last line ended at (8 bytes each,
+//! little-endian), then the input bytes of an incomplete group (at most 2).
 
 use crate::encode::wrap::WrapJob;
 use crate::encode::EncodeJob;
-use crate::encoder::encode_into;
+use crate::encoder::encode_piece;
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, Lines};
-use crate::simd::{encoded_len, wrapped_len};
 
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;
@@ -152,7 +149,7 @@ impl EncodePiece {
         self.inner = Some(match stream.lines {
             None => {
                 let written = encoded_len(group.len(), stream.opts.padding).unwrap_or(0);
-                encode_into(group, stream.opts, &mut output[..written], group.len());
+                encode_piece(group, stream.opts, &mut output[..written], group.len());
                 Inner::Plain(EncodeJob::resume(stream.opts, taken, written))
             }
             Some(lines) if group.is_empty() => {

@@ -1,22 +1,20 @@
-//! A piece of a decoding stream read in place, the quick way: decode the
-//! whole quanta at the start of `carry ++ piece` and say where they end,
-//! without joining the two. The carry is what the last piece left: the characters
-//! of a partial quantum, whitespace, perhaps a `=`, so a few bytes.
-//!
-//! simdutf's `stop_before_partial` mode is made for this: it decodes every
-//! whole quantum and reports the input it consumed, stopping before a
-//! partial one. The carry and the first bytes of the piece go through it
-//! from a small buffer (the head); the rest of the piece is read in place,
-//! the line path first, in slices if it is big. A padded quantum at the end
-//! stays in the carry, for the end of the stream to judge. Anything unusual
-//! (an invalid byte, `=` before the end, a byte OTP's rules reject that
-//! simdutf skips) makes it give up; the piece is then decoded joined to the
-//! carry (`joined`), which finds the reason and its offset.
+//! A piece of a decoding stream read in place, the quick way: the whole
+//! quanta at the start of `carry ++ piece` decoded, without joining the two,
+//! by simdutf's `stop_before_partial` mode, which reports the input it
+//! consumed. The carry (what the last piece left: a partial quantum's
+//! characters, whitespace, perhaps a `=`) and the piece's first bytes go
+//! through it from a small buffer, the head; the rest of the piece is read
+//! where it lies, the line path first, in slices if it is big. A padded
+//! quantum at the end stays in the carry, for the stream's end to judge.
+//! Anything unusual (an invalid byte, `=` before the end, a byte OTP's rules
+//! reject that simdutf skips) gives up: the piece is then decoded joined to
+//! the carry (`joined`), which finds the reason and its offset.
 
 use super::carry::MAX_CARRY;
 use crate::decode::{decode_whole_quanta, lines, DecodeJob};
+use crate::lengths::maximal_decoded_len;
 use crate::options::DecodeOptions;
-use crate::simd::{maximal_decoded_len, Window};
+use crate::simd::Window;
 use std::ops::Range;
 
 /// The bytes of `carry ++ piece` (offsets into the two, `carry_len` and
@@ -46,10 +44,9 @@ pub enum Start {
 /// time. The head is the carry and the piece up to its first line break,
 /// so that the job starts at a line and can take the line path (MIME and
 /// PEM pieces begin and end mid-line), or up to `HEAD_PIECE` bytes of a
-/// piece without one near its start, or all of such a piece when nothing
-/// is carried and it is one step's work. `None` if the head is unusual, or
-/// if its whole quanta do not take in all of the carry (the new carry
-/// would then straddle the two).
+/// piece without one near its start (all of it when nothing is carried and
+/// it is one step's work). `None` if the head is unusual, or if its whole
+/// quanta do not take in all of the carry (the new carry would straddle).
 pub fn start(
     carry: &[u8],
     piece: &[u8],

@@ -123,7 +123,7 @@ impl JoinedJob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simd::maximal_decoded_len;
+    use crate::lengths::maximal_decoded_len;
 
     fn exact(
         input: &[u8],

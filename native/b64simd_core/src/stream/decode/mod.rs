@@ -1,14 +1,9 @@
 //! A decoding stream: pieces of Base64 in, the data of every whole quantum
 //! so far out, so that any chunking gives the one-shot result, and every
-//! error is the whole stream's first, at its offset in the stream.
-//!
-//! A piece is decoded in place (`in_place`: the carry and the piece's first
-//! bytes from a small buffer, the rest of the piece where it lies) and, if
-//! that meets anything unusual, joined to the carry (`joined`), the exact
-//! way, which finds the error. Both decode with padding optional and
-//! canonical off: the end-of-input rules are for the stream's end
-//! (`DecodeEnd`), which decodes what is carried under the stream's own
-//! options.
+//! error is the whole stream's first, at its offset in the stream. A piece
+//! is decoded in place (`in_place`) or, where that meets anything unusual,
+//! joined to the carry (`joined`), both with the end-of-input rules off:
+//! they are the stream's end's (`DecodeEnd`).
 
 mod carry;
 mod in_place;
@@ -19,8 +14,8 @@ pub use carry::Carry;
 use crate::budget::{self, Work};
 use crate::decode::DecodeJob;
 use crate::job::{Buffer, Cost, Job, Step};
+use crate::lengths::maximal_decoded_len;
 use crate::options::DecodeOptions;
-use crate::simd::maximal_decoded_len;
 use in_place::Start;
 use joined::JoinedJob;
 use std::ops::Range;
@@ -86,7 +81,7 @@ impl DecodePiece {
     }
 
     /// The in-place decode is done: the first `consumed` bytes of the carry
-    /// and the piece decoded to `written`. What follows is carried, unless
+    /// and the piece decoded to `written`; what follows is carried, unless
     /// it is too long to.
     fn in_place_done(&mut self, piece: &[u8], written: usize, consumed: usize) -> Step {
         if written != consumed / 4 * 3 {
