@@ -47,24 +47,37 @@ pub fn available() -> bool {
     }
 }
 
+/// Which of our AVX2 code a call reached: the encoder's rounds, or the
+/// decoder's (`avx2_decode`).
 #[cfg(any(test, feature = "testing"))]
-thread_local! {
-    static CALLS_WITH_ROUNDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounds {
+    Encode,
+    Decode,
 }
 
-/// How many calls on this thread encoded some of their input in AVX2
-/// rounds (tests and the fuzzer only): they fail unless this grows where
+#[cfg(any(test, feature = "testing"))]
+thread_local! {
+    static CALLS_WITH_ROUNDS: [std::cell::Cell<usize>; 2] =
+        const { [std::cell::Cell::new(0), std::cell::Cell::new(0)] };
+}
+
+/// How many calls on this thread ran some of their input through these
+/// `rounds` (tests and the fuzzer only): they fail unless this grows where
 /// the CPU has AVX2, so that a path that silently stopped reaching the
 /// rounds cannot pass them.
 #[cfg(any(test, feature = "testing"))]
-pub fn calls_with_rounds() -> usize {
-    CALLS_WITH_ROUNDS.with(|calls| calls.get())
+pub fn calls_with_rounds(rounds: Rounds) -> usize {
+    CALLS_WITH_ROUNDS.with(|calls| calls[rounds as usize].get())
 }
 
-/// Counts a call whose rounds read `read` bytes, for `calls_with_rounds`.
+/// Counts a call whose `rounds` read `read` bytes, for `calls_with_rounds`.
 #[cfg(any(test, feature = "testing"))]
-fn count_rounds(read: usize) {
-    CALLS_WITH_ROUNDS.with(|calls| calls.set(calls.get() + usize::from(read > 0)));
+pub(crate) fn count_rounds(rounds: Rounds, read: usize) {
+    CALLS_WITH_ROUNDS.with(|calls| {
+        let calls = &calls[rounds as usize];
+        calls.set(calls.get() + usize::from(read > 0));
+    });
 }
 
 /// How the rounds write their output.
@@ -145,7 +158,7 @@ unsafe fn encode_checked<const STREAMING: bool>(
     // SAFETY: this function's contract is `rounds`'s.
     let (read, written) = unsafe { rounds::<STREAMING>(input, output, opts) };
     #[cfg(any(test, feature = "testing"))]
-    count_rounds(read);
+    count_rounds(Rounds::Encode, read);
     let (rest, output) = (&input[read..], &mut output[written..]);
     written
         + if rest.len() < 3 {
@@ -196,7 +209,7 @@ pub fn avx2_encode_lines_into(
         }
     };
     #[cfg(any(test, feature = "testing"))]
-    count_rounds(read);
+    count_rounds(Rounds::Encode, read);
     // The lines whose last round would read past the input: plainly, each
     // with the break that a character after it needs. The first of them
     // writes over the junk a last pair of `line_rounds` leaves after it.
@@ -848,7 +861,7 @@ impl Constants {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Rng;
+    use crate::test_support::{on_avx2, Rng};
 
     fn encode_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
@@ -883,28 +896,6 @@ mod tests {
             .flat_map(|alphabet| [true, false].map(|padding| EncodeOptions { alphabet, padding }))
     }
 
-    /// Runs `test` of the rounds, and fails unless it reached them; prints
-    /// why it cannot run where it cannot.
-    fn on_avx2(name: &str, test: impl FnOnce()) {
-        if cfg!(miri) {
-            println!(
-                "skipped {name}: Miri cannot run SIMD intrinsics \
-                 (AddressSanitizer runs this code: make sanitize)"
-            );
-            return;
-        }
-        if !available() {
-            println!("skipped {name}: this CPU has no AVX2");
-            return;
-        }
-        let before = calls_with_rounds();
-        test();
-        assert!(
-            calls_with_rounds() > before,
-            "{name} never reached the AVX2 rounds"
-        );
-    }
-
     #[test]
     fn the_reference_follows_rfc4648_section10() {
         for (plain, encoded) in crate::test_support::RFC4648_VECTORS {
@@ -921,7 +912,7 @@ mod tests {
     /// each of the 32 characters of a round, in both alphabets.
     #[test]
     fn every_value_in_every_position() {
-        on_avx2("every_value_in_every_position", || {
+        on_avx2("every_value_in_every_position", Rounds::Encode, || {
             for options in all_options() {
                 for value in 0..64u32 {
                     for len in [16, 20, 27, 31, 32, 33, 52, 100] {
@@ -949,7 +940,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn every_length_to_4096() {
-        on_avx2("every_length_to_4096", || {
+        on_avx2("every_length_to_4096", Rounds::Encode, || {
             let seed = 0x5EED_A002;
             println!("seed {seed:#x}");
             let plain = Rng(seed).bytes(4096);
@@ -978,7 +969,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn every_alignment() {
-        on_avx2("every_alignment", || {
+        on_avx2("every_alignment", Rounds::Encode, || {
             let seed = 0x5EED_A003;
             println!("seed {seed:#x}");
             let mut rng = Rng(seed);
@@ -1015,7 +1006,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn random_lengths_to_4_mib() {
-        on_avx2("random_lengths_to_4_mib", || {
+        on_avx2("random_lengths_to_4_mib", Rounds::Encode, || {
             let seed = 0x5EED_A004;
             println!("seed {seed:#x}");
             let mut rng = Rng(seed);
@@ -1059,7 +1050,7 @@ mod tests {
     #[test]
     fn lines_at_every_length_and_offset() {
         use crate::options::LineBreak;
-        on_avx2("lines_at_every_length_and_offset", || {
+        on_avx2("lines_at_every_length_and_offset", Rounds::Encode, || {
             let seed = 0x5EED_A006;
             println!("seed {seed:#x}");
             let mut rng = Rng(seed);
@@ -1150,7 +1141,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     fn leaves_the_upper_state_clear() {
         use crate::test_support::upper_state_in_use;
-        on_avx2("leaves_the_upper_state_clear", || {
+        on_avx2("leaves_the_upper_state_clear", Rounds::Encode, || {
             // SAFETY: the CPU has AVX2, so AVX's `vzeroupper`.
             unsafe { std::arch::x86_64::_mm256_zeroupper() };
             let known = upper_state_in_use() == Some(false);

@@ -2,6 +2,7 @@
 //! reproduces from the seed the test prints (xorshift64*), the reference
 //! encodings, and the decodes the other paths are held to.
 
+use crate::avx2::{calls_with_rounds, Rounds};
 use crate::decode::DecodeJob;
 use crate::encoder::encode_piece;
 use crate::error::DecodeError;
@@ -126,18 +127,24 @@ pub fn upper_state_in_use() -> Option<bool> {
     }
 }
 
-/// Whether the tests of our AVX2 code can run here; prints why not.
-pub fn runs_avx2(test: &str) -> bool {
+/// Runs `test` of our AVX2 code, and fails unless it reached these
+/// `rounds`; prints why it cannot run where it cannot.
+pub fn on_avx2(name: &str, rounds: Rounds, test: impl FnOnce()) {
     if cfg!(miri) {
         println!(
-            "skipped {test}: Miri cannot run SIMD intrinsics \
+            "skipped {name}: Miri cannot run SIMD intrinsics \
              (AddressSanitizer runs this code: make sanitize)"
         );
-        return false;
+        return;
     }
-    let available = crate::avx2::available();
-    if !available {
-        println!("skipped {test}: this CPU has no AVX2");
+    if !crate::avx2::available() {
+        println!("skipped {name}: this CPU has no AVX2");
+        return;
     }
-    available
+    let before = calls_with_rounds(rounds);
+    test();
+    assert!(
+        calls_with_rounds(rounds) > before,
+        "{name} never reached the AVX2 {rounds:?} rounds"
+    );
 }

@@ -4,6 +4,7 @@
 
 use crate::reference::Reference;
 use b64simd_core::avx2::{self, Stores};
+use b64simd_core::avx2_decode;
 use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::error::DecodeError;
@@ -229,6 +230,7 @@ pub fn decode_case(
     if let Err(error) = expected {
         check_offset(text, opts, error)?;
     }
+    avx2_decode_case(text, opts.alphabet, slice % 64)?;
     let theirs = reference.decode(text, opts).ok_or("rejected");
     match (&expected, &theirs) {
         (Ok(ours), Ok(theirs)) if ours == theirs => Ok(()),
@@ -240,6 +242,47 @@ pub fn decode_case(
             first_difference(&expected.map_err(|_| "rejected"), &theirs)
         )),
     }
+}
+
+/// Our AVX2 decoder, where the CPU has AVX2, on the whole 16-character
+/// units of `text`, into an output `shift` bytes into its buffer: the
+/// scalar decoder's bytes where every byte there is in the alphabet (the
+/// units end no text, so a `=` there is refused), a refusal where one is
+/// not, and nothing past the output.
+fn avx2_decode_case(text: &[u8], alphabet: Alphabet, shift: usize) -> Result<(), String> {
+    if !avx2::available() {
+        return Ok(());
+    }
+    let units = &text[..text.len() / 16 * 16];
+    let classes = rules::class_table_for(alphabet);
+    let expected = match units
+        .iter()
+        .all(|&b| rules::is_sextet_class(classes[b as usize]))
+    {
+        true => {
+            let opts = DecodeOptions {
+                alphabet,
+                padding_required: false,
+                reject_whitespace: true,
+                canonical: false,
+            };
+            Some(decode_scalar(units, opts)?.map_err(|e| format!("scalar::decode: {e:?}"))?)
+        }
+        false => None,
+    };
+    let end = shift + units.len() / 4 * 3;
+    let mut out = guarded(end);
+    let written = avx2_decode::decode_units(units, alphabet, &mut out[shift..end]);
+    check_guard(&out, end, "avx2_decode::decode_units")?;
+    let ours = written.map(|n| out[shift..shift + n].to_vec());
+    if ours != expected {
+        return Err(format!(
+            "avx2_decode::decode_units (output at +{shift}) gave {:?}, the scalar decoder {:?}",
+            ours.map(|o| o.len()),
+            expected.map(|e| e.len())
+        ));
+    }
+    Ok(())
 }
 
 /// Our AVX2 encoder, where the CPU has AVX2, both ways it stores, into an

@@ -26,8 +26,9 @@ mod codecs;
 mod inputs;
 mod reference;
 
+use b64simd_core::avx2::{self, Rounds};
+use b64simd_core::kernel;
 use b64simd_core::options::DecodeOptions;
-use b64simd_core::{avx2, kernel};
 use inputs::Rng;
 use reference::Reference;
 use std::io::{BufRead, BufReader};
@@ -158,9 +159,10 @@ struct Stats {
     rounds: u64,
     decode_cases: u64,
     encode_cases: u64,
-    /// Encode cases that reached our AVX2 encoder's rounds: 0 fails the run
-    /// on a CPU with AVX2.
+    /// Encode and decode cases that reached our AVX2 encoder's and
+    /// decoder's rounds: 0 of either fails the run on a CPU with AVX2.
     avx2_encode_cases: u64,
+    avx2_decode_cases: u64,
     large_inputs: u64,
     codec_cases: u64,
     regression_cases: u64,
@@ -218,20 +220,26 @@ fn run_kernel(args: &Args, kernel: &str) -> ExitCode {
     let s = &fuzzer.stats;
     println!(
         "RESULT kernel={kernel} seed={:#x} cases={} decode={} encode={} avx2_encode={} \
-         large_inputs={} base16_base32={} regression_cases={} mismatches={}",
+         avx2_decode={} large_inputs={} base16_base32={} regression_cases={} mismatches={}",
         args.seed,
         s.decode_cases + s.encode_cases + s.codec_cases + s.regression_cases,
         s.decode_cases,
         s.encode_cases,
         s.avx2_encode_cases,
+        s.avx2_decode_cases,
         s.large_inputs,
         s.codec_cases,
         s.regression_cases,
         s.mismatches
     );
-    let avx2_unreached = avx2::available() && s.avx2_encode_cases == 0;
+    let avx2_unreached =
+        avx2::available() && (s.avx2_encode_cases == 0 || s.avx2_decode_cases == 0);
     if avx2_unreached {
-        println!("b64simd_fuzz: FAILED: this CPU has AVX2, and no case reached our AVX2 encoder");
+        println!(
+            "b64simd_fuzz: FAILED: this CPU has AVX2, and no case reached our AVX2 encoder \
+             ({} cases) or decoder ({} cases)",
+            s.avx2_encode_cases, s.avx2_decode_cases
+        );
     }
     if s.mismatches == 0 && !avx2_unreached {
         ExitCode::SUCCESS
@@ -258,11 +266,12 @@ impl Fuzzer<'_> {
         for opts in check::all_encode_options() {
             let slice = slice_size(rng, len);
             self.stats.encode_cases += 1;
-            let rounds_before = avx2::calls_with_rounds();
+            let rounds_before = avx2::calls_with_rounds(Rounds::Encode);
             if let Err(why) = check::encode_case(&self.reference, &plain, opts, slice) {
                 self.mismatch("encode", &plain, &format!("{opts:?}: {why}"));
             }
-            self.stats.avx2_encode_cases += u64::from(avx2::calls_with_rounds() > rounds_before);
+            let reached = avx2::calls_with_rounds(Rounds::Encode) > rounds_before;
+            self.stats.avx2_encode_cases += u64::from(reached);
         }
         let encode_opts = rng.pick(&check::all_encode_options());
         let valid = self.reference.encode(&plain, encode_opts);
@@ -282,9 +291,12 @@ impl Fuzzer<'_> {
             for opts in options {
                 let slice = slice_size(rng, text.len());
                 self.stats.decode_cases += 1;
+                let rounds_before = avx2::calls_with_rounds(Rounds::Decode);
                 if let Err(why) = check::decode_case(&self.reference, &text, opts, slice) {
                     self.mismatch("decode", &text, &format!("{opts:?}: {why}"));
                 }
+                let reached = avx2::calls_with_rounds(Rounds::Decode) > rounds_before;
+                self.stats.avx2_decode_cases += u64::from(reached);
             }
         }
     }
