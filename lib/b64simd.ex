@@ -114,7 +114,7 @@ defmodule B64Simd do
   def encode64(data, []) when is_binary(data), do: :b64simd.encode(data)
 
   def encode64(data, opts) when is_binary(data),
-    do: :b64simd.encode(data, encode_options(:standard, opts))
+    do: run(&:b64simd_nif.encode/2, data, encode_flags(:standard, opts))
 
   def encode64(data, opts), do: encode64(flatten!(data), opts)
 
@@ -130,7 +130,7 @@ defmodule B64Simd do
   def url_encode64(data, opts \\ [])
 
   def url_encode64(data, opts) when is_binary(data),
-    do: :b64simd.encode(data, encode_options(:urlsafe, opts))
+    do: run(&:b64simd_nif.encode/2, data, encode_flags(:urlsafe, opts))
 
   def url_encode64(data, opts), do: url_encode64(flatten!(data), opts)
 
@@ -151,7 +151,7 @@ defmodule B64Simd do
   def decode64(string, opts \\ [])
 
   def decode64(string, opts) when is_binary(string),
-    do: ok_or_error(:b64simd.try_decode(string, decode_options(:standard, opts)))
+    do: ok_or_error(run(&:b64simd_nif.decode/2, string, decode_flags(:standard, opts)))
 
   def decode64(string, opts), do: decode64(flatten!(string), opts)
 
@@ -167,7 +167,7 @@ defmodule B64Simd do
   def url_decode64(string, opts \\ [])
 
   def url_decode64(string, opts) when is_binary(string),
-    do: ok_or_error(:b64simd.try_decode(string, decode_options(:urlsafe, opts)))
+    do: ok_or_error(run(&:b64simd_nif.decode/2, string, decode_flags(:urlsafe, opts)))
 
   def url_decode64(string, opts), do: url_decode64(flatten!(string), opts)
 
@@ -233,7 +233,7 @@ defmodule B64Simd do
   def valid64?(string, opts \\ [])
 
   def valid64?(string, opts) when is_binary(string),
-    do: :b64simd.is_valid(string, decode_options(:standard, opts))
+    do: run(&:b64simd_nif.is_valid/2, string, decode_flags(:standard, opts))
 
   def valid64?(string, opts), do: valid64?(flatten!(string), opts)
 
@@ -247,7 +247,7 @@ defmodule B64Simd do
   def url_valid64?(string, opts \\ [])
 
   def url_valid64?(string, opts) when is_binary(string),
-    do: :b64simd.is_valid(string, decode_options(:urlsafe, opts))
+    do: run(&:b64simd_nif.is_valid/2, string, decode_flags(:urlsafe, opts))
 
   def url_valid64?(string, opts), do: url_valid64?(flatten!(string), opts)
 
@@ -265,7 +265,7 @@ defmodule B64Simd do
   def encode16(data, []) when is_binary(data), do: :b64simd_hex.encode_hex(data)
 
   def encode16(data, opts) when is_binary(data),
-    do: :b64simd_hex.encode_hex(data, hex_case(:hex_encode, opts))
+    do: run(&:b64simd_nif.hex_encode/2, data, hex_flags(:hex_encode, opts))
 
   def encode16(data, opts), do: encode16(flatten!(data), opts)
 
@@ -285,7 +285,7 @@ defmodule B64Simd do
   def decode16(string, opts \\ [])
 
   def decode16(string, opts) when is_binary(string),
-    do: ok_or_error(:b64simd_hex.try_decode_hex(string, hex_case(:hex_decode, opts)))
+    do: ok_or_error(run(&:b64simd_nif.hex_decode/2, string, hex_flags(:hex_decode, opts)))
 
   def decode16(string, opts), do: decode16(flatten!(string), opts)
 
@@ -301,18 +301,19 @@ defmodule B64Simd do
   """
   @spec decode16!(iodata, decode16_options) :: binary
   def decode16!(string, opts \\ []) do
-    letters = hex_case(:hex_decode, opts)
+    flags = hex_flags(:hex_decode, opts)
     binary = binary!(string)
 
-    case :b64simd_hex.try_decode_hex(binary, letters) do
-      {:ok, data} ->
-        data
-
-      {:error, reason} ->
+    case run(&:b64simd_nif.hex_decode/2, binary, flags) do
+      {:error, reason, byte} ->
         raise_as_base(:decode16!, binary, opts, reason, %{
           encoding: :base16,
-          options: %{letter_case: letters}
+          options: %{letter_case: parsed_options(:hex_decode, :upper, opts)},
+          byte: byte
         })
+
+      data ->
+        data
     end
   end
 
@@ -329,7 +330,7 @@ defmodule B64Simd do
   def valid16?(string, opts \\ [])
 
   def valid16?(string, opts) when is_binary(string),
-    do: :b64simd_hex.is_valid_hex(string, hex_case(:hex_decode, opts))
+    do: run(&:b64simd_nif.hex_is_valid/2, string, hex_flags(:hex_decode, opts))
 
   def valid16?(string, opts), do: valid16?(flatten!(string), opts)
 
@@ -346,7 +347,7 @@ defmodule B64Simd do
   def encode32(data, opts \\ [])
 
   def encode32(data, opts) when is_binary(data),
-    do: :b64simd_base32.encode(data, base32_options(:base32_encode, :standard, opts))
+    do: run(&:b64simd_nif.base32_encode/2, data, base32_flags(:base32_encode, :standard, opts))
 
   def encode32(data, opts), do: encode32(flatten!(data), opts)
 
@@ -368,7 +369,7 @@ defmodule B64Simd do
   def decode32(string, opts) when is_binary(string),
     do:
       ok_or_error(
-        :b64simd_base32.try_decode(string, base32_options(:base32_decode, :standard, opts))
+        run(&:b64simd_nif.base32_decode/2, string, base32_flags(:base32_decode, :standard, opts))
       )
 
   def decode32(string, opts), do: decode32(flatten!(string), opts)
@@ -397,7 +398,8 @@ defmodule B64Simd do
   def valid32?(string, opts \\ [])
 
   def valid32?(string, opts) when is_binary(string),
-    do: :b64simd_base32.is_valid(string, base32_options(:base32_decode, :standard, opts))
+    do:
+      run(&:b64simd_nif.base32_is_valid/2, string, base32_flags(:base32_decode, :standard, opts))
 
   def valid32?(string, opts), do: valid32?(flatten!(string), opts)
 
@@ -412,7 +414,7 @@ defmodule B64Simd do
   def hex_encode32(data, opts \\ [])
 
   def hex_encode32(data, opts) when is_binary(data),
-    do: :b64simd_base32.encode(data, base32_options(:base32_encode, :hex, opts))
+    do: run(&:b64simd_nif.base32_encode/2, data, base32_flags(:base32_encode, :hex, opts))
 
   def hex_encode32(data, opts), do: hex_encode32(flatten!(data), opts)
 
@@ -429,7 +431,9 @@ defmodule B64Simd do
 
   def hex_decode32(string, opts) when is_binary(string),
     do:
-      ok_or_error(:b64simd_base32.try_decode(string, base32_options(:base32_decode, :hex, opts)))
+      ok_or_error(
+        run(&:b64simd_nif.base32_decode/2, string, base32_flags(:base32_decode, :hex, opts))
+      )
 
   def hex_decode32(string, opts), do: hex_decode32(flatten!(string), opts)
 
@@ -454,7 +458,7 @@ defmodule B64Simd do
   def hex_valid32?(string, opts \\ [])
 
   def hex_valid32?(string, opts) when is_binary(string),
-    do: :b64simd_base32.is_valid(string, base32_options(:base32_decode, :hex, opts))
+    do: run(&:b64simd_nif.base32_is_valid/2, string, base32_flags(:base32_decode, :hex, opts))
 
   def hex_valid32?(string, opts), do: hex_valid32?(flatten!(string), opts)
 
@@ -517,54 +521,55 @@ defmodule B64Simd do
   @spec url_decode64_stream(Enumerable.t(), decode_options) :: Enumerable.t()
   def url_decode64_stream(chunks, opts \\ []), do: decode_stream(chunks, :urlsafe, opts)
 
-  @compile {:inline, ok_or_error: 1}
-  defp ok_or_error({:ok, _data} = ok), do: ok
-  defp ok_or_error({:error, _reason}), do: :error
+  # A NIF of the kind that `flags` were made for, run to its end (iodata
+  # flattened first): its data, verdict or `{:error, reason, byte}`.
+  @compile {:inline, run: 3, ok_or_error: 1}
+  defp run(nif, binary, flags), do: :b64simd_options.call(nif, binary, flags)
+
+  defp ok_or_error({:error, _reason, _byte}), do: :error
+  defp ok_or_error(data), do: {:ok, data}
 
   defp decode!(string, mode, opts) do
     binary = binary!(string)
-    options = decode_options(mode, opts)
 
-    case :b64simd.try_decode(binary, options) do
-      {:ok, data} ->
-        data
-
-      {:error, reason} ->
+    case run(&:b64simd_nif.decode/2, binary, decode_flags(mode, opts)) do
+      {:error, reason, byte} ->
         base_function = if mode == :standard, do: :decode64!, else: :url_decode64!
-        raise_as_base(base_function, binary, opts, reason, %{kind: :decode, options: options})
+        options = parsed_options(:decode, mode, opts)
+        raise_as_base(base_function, binary, opts, reason, %{kind: :decode, options: options, byte: byte})
+
+      data ->
+        data
     end
   end
 
   defp try_decode(string, mode, opts) do
     binary = binary!(string)
-    options = decode_options(mode, opts)
 
-    case :b64simd.try_decode(binary, options) do
-      {:ok, data} ->
+    case run(&:b64simd_nif.decode/2, binary, decode_flags(mode, opts)) do
+      {:error, reason, byte} ->
+        options = parsed_options(:decode, mode, opts)
+        {:error, decode_error(reason, %{byte: byte, options: options})}
+
+      data ->
         {:ok, data}
-
-      {:error, reason} ->
-        {:error, decode_error(reason, %{byte: byte_at(binary, reason), options: options})}
     end
   end
 
   defp decode32!(string, alphabet, opts) do
     binary = binary!(string)
-    options = base32_options(:base32_decode, alphabet, opts)
 
-    case :b64simd_base32.try_decode(binary, options) do
-      {:ok, data} ->
-        data
-
-      {:error, reason} ->
+    case run(&:b64simd_nif.base32_decode/2, binary, base32_flags(:base32_decode, alphabet, opts)) do
+      {:error, reason, byte} ->
         base_function = if alphabet == :standard, do: :decode32!, else: :hex_decode32!
-        raise_as_base(base_function, binary, opts, reason, %{encoding: :base32, options: options})
+        options = parsed_options(:base32_decode, alphabet, opts)
+        context = %{encoding: :base32, options: options, byte: byte}
+        raise_as_base(base_function, binary, opts, reason, context)
+
+      data ->
+        data
     end
   end
-
-  # The byte at a reason's offset, which the message shows.
-  defp byte_at(binary, {_kind, at}), do: :binary.at(binary, at)
-  defp byte_at(_binary, :missing_padding), do: :undefined
 
   # A `!` function's ArgumentError: Base's own message for text that Base
   # rejects too (the same verdict, as the tests hold against Base), asked of
@@ -582,8 +587,7 @@ defmodule B64Simd do
         end
       end
 
-    raise ArgumentError,
-          message || message(reason, Map.put(context, :byte, byte_at(binary, reason)))
+    raise ArgumentError, message || message(reason, context)
   end
 
   # The exception for a reason: the sentence is b64simd's
@@ -615,13 +619,13 @@ defmodule B64Simd do
   end
 
   defp encode_stream(chunks, mode, opts) do
-    encoder = :b64simd_stream.encode_init(encode_options(mode, opts))
+    encoder = :b64simd_stream.encode_init(parsed_options(:encode, mode, opts))
     piece = fn encoder, chunk -> :b64simd_stream.encode(encoder, binary!(chunk)) end
     pieces(chunks, encoder, piece, &:b64simd_stream.encode_final/1)
   end
 
   defp decode_stream(chunks, mode, opts) do
-    options = decode_options(mode, opts)
+    options = parsed_options(:decode, mode, opts)
     piece = fn decoder, chunk -> decode_piece(decoder, binary!(chunk), options) end
     last = fn decoder -> decode_last(decoder, options) end
     pieces(chunks, :b64simd_stream.decode_init(options), piece, last)
@@ -717,23 +721,24 @@ defmodule B64Simd do
   defp last_continue({:suspend, acc}), do: {:suspended, acc, &last_continue/1}
   defp last_continue({:cont, acc}), do: {:done, acc}
 
-  # The option lists calls pass most (none, padding: false, ignore:
-  # :whitespace) map to literal options, inlined into each function, so that a
-  # call costs what the Erlang call it wraps does
-  # (bench/b64simd_elixir_bench.exs); each literal is what
-  # :b64simd_options.from_elixir/3 makes of its list, asked at compile time. A
-  # list is matched by its parts: a literal list in a pattern compiles to one
-  # comparison with the whole literal, which costs more (bench/README.md). Any
-  # other list is read by parse_options/3, which refuses what it does not know.
-  parsed = fn kind, variant, opts ->
-    {:ok, options} = :b64simd_options.from_elixir(kind, variant, opts)
-    Macro.escape(options)
+  # Options become the integer the NIF takes in one step: the lists calls
+  # pass most (none, padding: false, ignore: :whitespace) are matched here,
+  # each to the literal :b64simd_options.elixir_flags/3 makes of it, asked
+  # at compile time and inlined into each function, so that a call costs
+  # what the Erlang call it stands for does (bench/b64simd_elixir_bench.exs);
+  # any other list is read by parse_flags/3, which refuses what it does not
+  # know. A list is matched by its parts: a literal list in a pattern
+  # compiles to one comparison with the whole literal, which costs more
+  # (bench/README.md).
+  flags = fn kind, variant, opts ->
+    {:ok, flags} = :b64simd_options.elixir_flags(kind, variant, opts)
+    flags
   end
 
   # A literal that serves both kinds of an encoding (a clause matching any
   # kind): the same for both, as the match checks.
   shared = fn kinds, variant, opts ->
-    [literal, literal] = for kind <- kinds, do: parsed.(kind, variant, opts)
+    [literal, literal] = for kind <- kinds, do: flags.(kind, variant, opts)
     literal
   end
 
@@ -741,73 +746,77 @@ defmodule B64Simd do
   @external_resource Path.join(__DIR__, "../src/b64simd_layout.hrl")
   @external_resource Path.join(__DIR__, "../src/b64simd_options.erl")
 
-  @compile {:inline, encode_options: 2, decode_options: 2}
-  defp encode_options(:urlsafe, []), do: unquote(parsed.(:encode, :urlsafe, []))
+  @compile {:inline, encode_flags: 2, decode_flags: 2}
+  defp encode_flags(:urlsafe, []), do: unquote(flags.(:encode, :urlsafe, []))
 
-  defp encode_options(:standard, [{:padding, off}]) when off === false,
-    do: unquote(parsed.(:encode, :standard, padding: false))
+  defp encode_flags(:standard, [{:padding, off}]) when off === false,
+    do: unquote(flags.(:encode, :standard, padding: false))
 
-  defp encode_options(:urlsafe, [{:padding, off}]) when off === false,
-    do: unquote(parsed.(:encode, :urlsafe, padding: false))
+  defp encode_flags(:urlsafe, [{:padding, off}]) when off === false,
+    do: unquote(flags.(:encode, :urlsafe, padding: false))
 
-  defp encode_options(mode, opts), do: parse_options(:encode, mode, opts)
+  defp encode_flags(mode, opts), do: parse_flags(:encode, mode, opts)
 
-  defp decode_options(:standard, []), do: unquote(parsed.(:decode, :standard, []))
-  defp decode_options(:urlsafe, []), do: unquote(parsed.(:decode, :urlsafe, []))
+  defp decode_flags(:standard, []), do: unquote(flags.(:decode, :standard, []))
+  defp decode_flags(:urlsafe, []), do: unquote(flags.(:decode, :urlsafe, []))
 
-  defp decode_options(:standard, [{:padding, off}]) when off === false,
-    do: unquote(parsed.(:decode, :standard, padding: false))
+  defp decode_flags(:standard, [{:padding, off}]) when off === false,
+    do: unquote(flags.(:decode, :standard, padding: false))
 
-  defp decode_options(:urlsafe, [{:padding, off}]) when off === false,
-    do: unquote(parsed.(:decode, :urlsafe, padding: false))
+  defp decode_flags(:urlsafe, [{:padding, off}]) when off === false,
+    do: unquote(flags.(:decode, :urlsafe, padding: false))
 
-  defp decode_options(:standard, [{:ignore, skip}]) when skip === :whitespace,
-    do: unquote(parsed.(:decode, :standard, ignore: :whitespace))
+  defp decode_flags(:standard, [{:ignore, skip}]) when skip === :whitespace,
+    do: unquote(flags.(:decode, :standard, ignore: :whitespace))
 
-  defp decode_options(:urlsafe, [{:ignore, skip}]) when skip === :whitespace,
-    do: unquote(parsed.(:decode, :urlsafe, ignore: :whitespace))
+  defp decode_flags(:urlsafe, [{:ignore, skip}]) when skip === :whitespace,
+    do: unquote(flags.(:decode, :urlsafe, ignore: :whitespace))
 
-  defp decode_options(mode, opts), do: parse_options(:decode, mode, opts)
+  defp decode_flags(mode, opts), do: parse_flags(:decode, mode, opts)
 
-  # Base16's case, in b64simd_hex's words, which are Base's; the lists
-  # calls pass most are matched first, as above.
-  @compile {:inline, hex_case: 2, base32_options: 3}
-  defp hex_case(_kind, []), do: unquote(shared.([:hex_encode, :hex_decode], :upper, []))
+  # Base16's case and Base32's options; the lists calls pass most are
+  # matched first, as above.
+  @compile {:inline, hex_flags: 2, base32_flags: 3}
+  defp hex_flags(_kind, []), do: unquote(shared.([:hex_encode, :hex_decode], :upper, []))
 
-  defp hex_case(:hex_encode, [{:case, lower}]) when lower === :lower,
-    do: unquote(parsed.(:hex_encode, :upper, case: :lower))
+  defp hex_flags(:hex_encode, [{:case, lower}]) when lower === :lower,
+    do: unquote(flags.(:hex_encode, :upper, case: :lower))
 
-  defp hex_case(:hex_decode, [{:case, mixed}]) when mixed === :mixed,
-    do: unquote(parsed.(:hex_decode, :upper, case: :mixed))
+  defp hex_flags(:hex_decode, [{:case, mixed}]) when mixed === :mixed,
+    do: unquote(flags.(:hex_decode, :upper, case: :mixed))
 
-  defp hex_case(:hex_decode, [{:case, lower}]) when lower === :lower,
-    do: unquote(parsed.(:hex_decode, :upper, case: :lower))
+  defp hex_flags(:hex_decode, [{:case, lower}]) when lower === :lower,
+    do: unquote(flags.(:hex_decode, :upper, case: :lower))
 
-  defp hex_case(kind, opts), do: parse_options(kind, :upper, opts)
+  defp hex_flags(kind, opts), do: parse_flags(kind, :upper, opts)
 
-  defp base32_options(_kind, :standard, []),
+  defp base32_flags(_kind, :standard, []),
     do: unquote(shared.([:base32_encode, :base32_decode], :standard, []))
 
-  defp base32_options(_kind, :hex, []),
+  defp base32_flags(_kind, :hex, []),
     do: unquote(shared.([:base32_encode, :base32_decode], :hex, []))
 
-  defp base32_options(_kind, :standard, [{:padding, off}]) when off === false,
+  defp base32_flags(_kind, :standard, [{:padding, off}]) when off === false,
     do: unquote(shared.([:base32_encode, :base32_decode], :standard, padding: false))
 
-  defp base32_options(kind, alphabet, opts), do: parse_options(kind, alphabet, opts)
+  defp base32_flags(kind, alphabet, opts), do: parse_flags(kind, alphabet, opts)
 
-  # Base's options (and ours) as the option argument of the Erlang call, over
-  # Base's defaults for the kind and the mode, alphabet or case its name says
+  # Base's options (and ours) as the integer the NIF takes, over Base's
+  # defaults for the kind and the mode, alphabet or case its name says
   # (`variant`); :b64simd_options renames and checks them, and
   # :b64simd_messages says why it refuses them.
-  defp parse_options(kind, variant, opts) do
-    case :b64simd_options.from_elixir(kind, variant, opts) do
-      {:ok, options} ->
-        options
+  defp parse_flags(kind, variant, opts),
+    do: accepted(:b64simd_options.elixir_flags(kind, variant, opts))
 
-      {:error, problem} ->
-        message = :b64simd_messages.elixir_options(problem, %{inspect: &inspect/2})
-        raise ArgumentError, IO.chardata_to_string(message)
-    end
+  # The same options as b64simd's option map, which the streams take and an
+  # error's message reads.
+  defp parsed_options(kind, variant, opts),
+    do: accepted(:b64simd_options.from_elixir(kind, variant, opts))
+
+  defp accepted({:ok, options}), do: options
+
+  defp accepted({:error, problem}) do
+    message = :b64simd_messages.elixir_options(problem, %{inspect: &inspect/2})
+    raise ArgumentError, IO.chardata_to_string(message)
   end
 end

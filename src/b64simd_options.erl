@@ -6,7 +6,7 @@
 -module(b64simd_options).
 
 -export([table/1, flags/2, bits/3, to_binary/1, finish/1, call/3]).
--export([elixir_names/1, from_elixir/3]).
+-export([elixir_names/1, from_elixir/3, elixir_flags/3]).
 
 -export_type([kind/0, elixir_problem/0]).
 
@@ -95,6 +95,17 @@ from_elixir(Kind, Variant, Opts) ->
             end;
         error ->
             {error, {not_keyword, Opts}}
+    end.
+
+%% @doc `B64Simd''s options (as `from_elixir/3' reads them) as the integer
+%% the NIF takes, for the calls it makes without an option map: a list of
+%% options crosses this module once.
+-spec elixir_flags(kind(), atom(), term()) -> {ok, non_neg_integer()} | {error, elixir_problem()}.
+elixir_flags(Kind, Variant, Opts) ->
+    case from_elixir(Kind, Variant, Opts) of
+        {ok, Case} when ?IS_HEX(Kind) -> {ok, bits(Kind, letter_case, Case)};
+        {ok, Options} -> {ok, flags(Kind, Options)};
+        Error -> Error
     end.
 
 %% What Base does with no options: padding written and required, and for
