@@ -91,6 +91,8 @@
 %% none.
 
 -include("b64simd_api.hrl").
+-include("b64simd_layout.hrl").
+-include("b64simd_flags.hrl").
 
 %%====================================================================
 %% API
@@ -113,17 +115,27 @@ encode(Data) ->
       Data :: iodata(),
       Options :: encode_options(),
       Base64 :: binary().
+encode(Data, Options) when is_binary(Data), is_map(Options) ->
+    case shaped_flags(encode, Options) of
+        Flags when is_integer(Flags) -> ?FINISH(nif(encode, Data, Flags));
+        _ -> ?RESULT(encode_any(Data, Options), [Data, Options])
+    end;
 encode(Data, Options) ->
+    ?RESULT(encode_any(Data, Options), [Data, Options]).
+
+%% `encode/2' of any data and options: what is not a binary with options
+%% of a shape `b64simd_flags.hrl' reads, or `badarg'.
+encode_any(Data, Options) ->
     case b64simd_options:flags(encode, Options) of
         Flags when is_integer(Flags), is_binary(Data) ->
-            ?FINISH(b64simd_nif:encode(Data, Flags));
+            ?FINISH(nif(encode, Data, Flags));
         Flags when is_integer(Flags) ->
             case b64simd_options:to_binary(Data) of
-                badarg -> ?RAISE(badarg, [Data, Options], #{});
-                Binary -> ?FINISH(b64simd_nif:encode(Binary, Flags))
+                badarg -> badarg;
+                Binary -> ?FINISH(nif(encode, Binary, Flags))
             end;
         badarg ->
-            ?RAISE(badarg, [Data, Options], #{})
+            badarg
     end.
 
 %% @doc As {@link encode/1}, returning a string.
@@ -312,7 +324,7 @@ kind(_Decode) -> decode.
 %% NIF of arity 1, which takes the default as a constant; an empty map goes
 %% the way of any other, as testing for it first cost every call with
 %% options more than it saved. Inlined, with `Nif' a literal at every call.
--compile({inline, [run_default/2, run/3, nif/3]}).
+-compile({inline, [run_default/2, run/3, kind_of/1, nif/3, default_nif/2]}).
 run_default(Nif, Base64) when is_binary(Base64) ->
     ?FINISH(nif(Nif, Base64, default));
 run_default(Nif, Base64) ->
@@ -321,12 +333,18 @@ run_default(Nif, Base64) ->
         Binary -> ?FINISH(nif(Nif, Binary, default))
     end.
 
+run(Nif, Base64, Options) when is_binary(Base64), is_map(Options) ->
+    case shaped_flags(kind_of(Nif), Options) of
+        Flags when is_integer(Flags) -> ?FINISH(nif(Nif, Base64, Flags));
+        _ -> run_any(Nif, Base64, Options)
+    end;
 run(Nif, Base64, Options) ->
-    Kind = case Nif of
-               mime -> mime;
-               _ -> decode
-           end,
-    case b64simd_options:flags(Kind, Options) of
+    run_any(Nif, Base64, Options).
+
+%% `run/3' of any input and options: what is not a binary with options of
+%% a shape `b64simd_flags.hrl' reads, or `badarg'.
+run_any(Nif, Base64, Options) ->
+    case b64simd_options:flags(kind_of(Nif), Options) of
         Flags when is_integer(Flags), is_binary(Base64) ->
             ?FINISH(nif(Nif, Base64, Flags));
         Flags when is_integer(Flags) ->
@@ -338,9 +356,20 @@ run(Nif, Base64, Options) ->
             badarg
     end.
 
-nif(decode, Binary, default) -> b64simd_nif:decode(Binary);
+%% The kind of options a NIF takes.
+kind_of(mime) -> mime;
+kind_of(_Decode) -> decode.
+
+nif(Nif, Binary, Flags) when Flags =:= default; Flags =:= ?DEFAULT_FLAGS ->
+    default_nif(Nif, Binary);
+nif(encode, Binary, Flags) -> b64simd_nif:encode(Binary, Flags);
 nif(decode, Binary, Flags) -> b64simd_nif:decode(Binary, Flags);
-nif(mime, Binary, default) -> b64simd_nif:mime_decode(Binary);
 nif(mime, Binary, Flags) -> b64simd_nif:mime_decode(Binary, Flags);
-nif(is_valid, Binary, default) -> b64simd_nif:is_valid(Binary);
 nif(is_valid, Binary, Flags) -> b64simd_nif:is_valid(Binary, Flags).
+
+%% The NIF of arity 1, which takes the default options as a constant: an
+%% option map that asks for them is run by it too, as that costs less.
+default_nif(encode, Binary) -> b64simd_nif:encode(Binary);
+default_nif(decode, Binary) -> b64simd_nif:decode(Binary);
+default_nif(mime, Binary) -> b64simd_nif:mime_decode(Binary);
+default_nif(is_valid, Binary) -> b64simd_nif:is_valid(Binary).

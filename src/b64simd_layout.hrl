@@ -82,3 +82,6 @@
             base32_encode -> 4;
             base32_decode -> 4
         end).
+%% The flags of the NIFs of arity 1: the standard alphabet, padding
+%% written and required.
+-define(DEFAULT_FLAGS, 4).

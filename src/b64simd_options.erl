@@ -11,6 +11,7 @@
 -export_type([kind/0, elixir_problem/0]).
 
 -include("b64simd_layout.hrl").
+-include("b64simd_flags.hrl").
 
 %% `kind()', from the core's `Kind' (`b64simd_layout.hrl'): `encode' (and the
 %% encoding stream), `decode' (with `try_decode', `is_valid' and the decoding
@@ -22,16 +23,6 @@
 %% Why `B64Simd' refuses its options (`b64simd_messages:elixir_options/2'
 %% says it): not a keyword list, a key the kind does not take, or a bad
 %% value.
-
-%% The kinds of Base64, Base16 (which take no padding) and Base32.
--define(IS_BASE64(Kind), (Kind =:= encode orelse Kind =:= decode orelse Kind =:= mime)).
--define(IS_HEX(Kind), (Kind =:= hex_encode orelse Kind =:= hex_decode)).
-%% The kinds of Base32.
--define(IS_BASE32(Kind), (Kind =:= base32_encode orelse Kind =:= base32_decode)).
-
-%% The flags of urlsafe mode without padding, JWT's, the one shape of
-%% options that `flags/2' answers without a lookup (a literal once inlined).
--define(URLSAFE_UNPADDED, (map_get(urlsafe, modes(encode)) bor map_get(false, paddings()))).
 
 %% Longer than any output can be, so the same as no limit, and small enough
 %% for the NIF's 64-bit integer once shifted.
@@ -49,24 +40,6 @@
 -spec table(kind()) -> #{atom() => #{term() => non_neg_integer()} | {pos_integer, 8}}.
 table(Kind) ->
     ?LAYOUT(Kind).
-
-%% The values of the options that the common shapes of map hold, read out of
-%% the layout at compile time (each is a literal), which `flags/2' reads
-%% directly: looking one up inside the whole table first cost more than the
-%% rest of the parse.
-modes(encode) -> map_get(mode, ?ENCODE_LAYOUT);
-modes(decode) -> map_get(mode, ?DECODE_LAYOUT);
-modes(mime) -> map_get(mode, ?MIME_LAYOUT).
-
-paddings() -> map_get(padding, ?ENCODE_LAYOUT).
-
-whitespaces(decode) -> map_get(whitespace, ?DECODE_LAYOUT);
-whitespaces(_Kind) -> #{}.
-
-alphabets() -> map_get(alphabet, ?BASE32_ENCODE_LAYOUT).
-
-cases(base32_encode) -> map_get(letter_case, ?BASE32_ENCODE_LAYOUT);
-cases(base32_decode) -> map_get(letter_case, ?BASE32_DECODE_LAYOUT).
 
 %% @doc The options of `B64Simd', the Elixir facade, in the words of
 %% Elixir's `Base': each key, in the order messages list them, the key of
@@ -151,53 +124,16 @@ erlang_value(_Kind, _Name, Values, Value) ->
 %% @doc The integer the NIF takes for these options, or `badarg' for a
 %% non-map, an unknown key (OTP 26+ ignores one, so a typo there silently
 %% gives standard Base64) or a bad value. Padding is on unless the options
-%% turn it off (for the kinds that take padding). The map's size is read
-%% once and chosen on first, so that the shapes real code passes (none, one
-%% or two of mode and padding, and the Elixir facade's three, for Base64
-%% and for Base32) are looked up only for the keys their size allows.
+%% turn it off (for the kinds that take padding). The shapes real code
+%% passes are read without a lookup in the table (`b64simd_flags.hrl').
 -spec flags(kind(), term()) -> non_neg_integer() | badarg.
 flags(Kind, Options) when is_map(Options) ->
-    case map_size(Options) of
-        0 ->
-            unset(Kind);
-        1 ->
-            case Options of
-                #{mode := Mode} when ?IS_BASE64(Kind) ->
-                    with(bits(modes(Kind), Mode), bits(paddings(), true));
-                #{padding := Padding} when not ?IS_HEX(Kind) -> bits(paddings(), Padding);
-                _ -> folded(Kind, Options)
-            end;
-        2 ->
-            case Options of
-                %% JWT's, the commonest options, as a literal: a value looked
-                %% up in the table costs a short call more (bench/README.md).
-                #{mode := urlsafe, padding := false} when ?IS_BASE64(Kind) -> ?URLSAFE_UNPADDED;
-                #{mode := Mode, padding := Padding} when ?IS_BASE64(Kind) ->
-                    with(bits(modes(Kind), Mode), bits(paddings(), Padding));
-                _ -> folded(Kind, Options)
-            end;
-        3 ->
-            case Options of
-                #{mode := Mode, padding := Padding, whitespace := Whitespace}
-                  when ?IS_BASE64(Kind) ->
-                    with(with(bits(modes(Kind), Mode), bits(paddings(), Padding)),
-                         bits(whitespaces(Kind), Whitespace));
-                #{alphabet := Alphabet, letter_case := Case, padding := Padding}
-                  when ?IS_BASE32(Kind) ->
-                    with(with(bits(alphabets(), Alphabet), bits(cases(Kind), Case)),
-                         bits(paddings(), Padding));
-                _ -> folded(Kind, Options)
-            end;
-        _ ->
-            folded(Kind, Options)
+    case shaped_flags(Kind, Options) of
+        unshaped -> folded(Kind, Options);
+        Flags -> Flags
     end;
 flags(_Kind, _Options) ->
     badarg.
-
-%% The flags of no option (`b64simd_layout.hrl'): padding, where the kind
-%% takes it.
-unset(Kind) ->
-    ?UNSET(Kind).
 
 %% @doc The bits of one option of a kind, or `badarg' for a key the kind
 %% does not take or a bad value: for an option passed alone (Base16's
@@ -206,17 +142,9 @@ unset(Kind) ->
 bits(Kind, Key, Value) ->
     option_bits(table(Kind), Key, Value).
 
-%% The bits of one value of an option, or `badarg'.
--compile({inline, [bits/2, with/2, modes/1, paddings/0, whitespaces/1, alphabets/0, cases/1,
-                   unset/1]}).
-bits(Values, Value) ->
-    case Values of
-        #{Value := Bits} -> Bits;
-        _ -> badarg
-    end.
-
-%% Any other map: each pair through the table (a list of pairs, which
-%% costs a wrapped encode's options a fraction of what `maps:fold/3' did).
+%% Any other option map, each pair through the table (a list of pairs,
+%% which costs a wrapped encode's options a fraction of what `maps:fold/3'
+%% did).
 folded(Kind, Options) ->
     Padded = case is_map_key(padding, Options) of
                  true -> 0;
@@ -238,11 +166,6 @@ option_bits(Table, Key, Value) ->
         #{Key := Values} when is_map(Values) -> bits(Values, Value);
         _ -> badarg
     end.
-
-%% Flags with more bits, or `badarg' if either is.
-with(badarg, _) -> badarg;
-with(_, badarg) -> badarg;
-with(Flags, More) -> Flags bor More.
 
 %%====================================================================
 %% Inputs and jobs

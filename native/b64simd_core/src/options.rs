@@ -500,6 +500,9 @@ mod tests {
             })
             .collect();
         text += &by_kind("UNSET", unset);
+        text += "%% The flags of the NIFs of arity 1: the standard alphabet, padding\n\
+                 %% written and required.\n";
+        text += &format!("-define(DEFAULT_FLAGS, {DEFAULT_FLAGS}).\n");
         text
     }
 
