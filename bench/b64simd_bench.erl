@@ -8,7 +8,7 @@
 -module(b64simd_bench).
 
 -export([main/1]).
-%% Shared with b64simd_floor and b64simd_latency (same ebin).
+%% Shared with b64simd_small and b64simd_latency (same ebin).
 -export([payload/1, timed/3, median/1, transpose/1, selected/2, calibrated/0]).
 
 -define(RUNS, 5).

@@ -1,4 +1,4 @@
-%% @doc Stubs of `bench/c_src/b64simd_floor_nif.c' (see `b64simd_floor').
+%% @doc Stubs of `bench/c_src/b64simd_floor_nif.c' (see `b64simd_small').
 -module(b64simd_floor_nif).
 
 -export([load/1, identity/1, inspect_and_allocate/1]).

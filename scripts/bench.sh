@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make bench`: throughput of b64simd against OTP base64, binary:copy/1 and,
-# when their ebin directories are given, other Base64 NIFs; Base16 and
-# Base32 against OTP's binary:encode_hex/decode_hex and Elixir's Base; what
+# when their ebin directories are given, other Base64 NIFs; small calls
+# (every size to 4 KiB, the erlfdb workload, IDs, options) in three VMs;
+# Base16 and Base32 against OTP's binary:encode_hex/decode_hex and Elixir's Base; what
 # loading the library costs; then the scheduler-latency probe, once bench/b64simd_latency.erl exists.
 #
 #   sh scripts/bench.sh [throughput|latency|all]        (default: all)
@@ -67,8 +68,11 @@ if [ "$what" != latency ]; then
     echo "plot: $plot"
 fi
 
-# The per-call floor of small calls: a C NIF that does everything but the
-# encoding, built here against the installed erts headers (erlang-dev).
+# Small calls (bench/b64simd_small.erl): every size from 32 B to 4 KiB, the
+# erlfdb workload, HyperBEAM's IDs, option maps and the per-call floor (a C
+# NIF that does everything but the encoding, built here against the
+# installed erts headers, erlang-dev), in three fresh VMs, then the targets
+# over the three.
 if [ "$what" != latency ]; then
     erts_include=$(erl -noshell -eval \
         'io:format("~s", [filename:join([code:root_dir(), "usr", "include"])]), halt().')
@@ -79,8 +83,13 @@ if [ "$what" != latency ]; then
     # shellcheck disable=SC2086 # nif_ldflags is a list of flags
     ${CC:-cc} -O2 -fPIC $nif_ldflags -I"$erts_include" -o "$ebin/b64simd_floor_nif.so" \
         bench/c_src/b64simd_floor_nif.c
-    run_logged "bench/results/floor-$stamp.txt" b64simd_floor "$ebin"
-    run_logged "bench/results/workload-$stamp.txt" b64simd_workload
+    for vm in 1 2 3; do
+        run_logged "bench/results/small-$stamp-$vm.txt" b64simd_small "$ebin" \
+            "bench/results/small-$stamp-$vm.terms"
+    done
+    run_logged "bench/results/small-$stamp.txt" b64simd_small summary \
+        bench/results/small-"$stamp"-1.terms bench/results/small-"$stamp"-2.terms \
+        bench/results/small-"$stamp"-3.terms
     run_logged "bench/results/codecs-$stamp.txt" b64simd_codecs_bench
     run_logged "bench/results/load-$stamp.txt" b64simd_load "$lib_ebin"
 fi

@@ -2,7 +2,8 @@
 # `make bench-otp`: b64simd against OTP's `base64` and Elixir's `Base` on
 # OTP 25 / Elixir 1.14 (the host), OTP 27 / Elixir 1.18 and OTP 29 / Elixir
 # 1.20 (the roots of `make test-otp`): encode and decode at 32 B, 4 KiB and
-# 1 MiB (b64simd_bench), the erlfdb workload (b64simd_workload), the
+# 1 MiB (b64simd_bench), the small calls and the erlfdb workload
+# (b64simd_small, without the floor NIF), the
 # Elixir facade next to Base (b64simd_elixir_bench.exs), and Base16 and
 # Base32 next to binary:encode_hex/decode_hex and Base (b64simd_codecs_bench). The roots run the
 # release NIF of `make artifacts`, the host its own build of the same
@@ -21,12 +22,12 @@ tar -xzf _build/artifacts/libb64simd_nif-v*-x86_64-unknown-linux-gnu.so.tar.gz -
 harnesses='set -e
 rebar3 compile >/dev/null
 mkdir -p _build/bench/ebin
-erlc +warnings_as_errors -o _build/bench/ebin bench/b64simd_bench.erl bench/b64simd_workload.erl \
-    bench/b64simd_codecs_bench.erl
+erlc +warnings_as_errors -o _build/bench/ebin bench/b64simd_bench.erl bench/b64simd_small.erl \
+    bench/b64simd_floor_nif.erl bench/b64simd_codecs_bench.erl
 paths="-pa _build/default/lib/b64simd/ebin -pa _build/bench/ebin"
 SIZES=32,4096,1048576 ONLY=b64simd,otp-base64 erl -noshell $paths \
     -run b64simd_bench main _build/bench/otp _build/bench/otp.svg
-erl -noshell $paths -run b64simd_workload main
+erl -noshell $paths -run b64simd_small main _build/bench/small.terms
 MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_elixir_bench.exs
 erl -noshell $paths -run b64simd_codecs_bench main
 MIX_BUILD_ROOT=_build/mix MIX_ENV=prod mix run bench/b64simd_codecs_bench.exs'

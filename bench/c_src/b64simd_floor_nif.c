@@ -1,5 +1,5 @@
 /*
- * The cost floor of a small Base64 call, for `b64simd_floor` (make bench):
+ * The cost floor of a small Base64 call, for `b64simd_small` (make bench):
  * what any NIF that maps a binary to a new binary must pay before it does
  * any encoding at all. Not part of the library.
  */
