@@ -94,6 +94,32 @@
 -include("b64simd_layout.hrl").
 -include("b64simd_flags.hrl").
 
+%% Each function of arity 2 that takes options reads the flags of the
+%% common shapes of option map inline (`?SHAPED_FLAGS'), then runs its NIF
+%% in a function of the same name and arity 3, which raises as the function
+%% of arity 2 would (its stack trace names the call made, with its two
+%% arguments): taken out of one function, the two arguments kept for an
+%% error were stored as one 16-byte pair and read back in halves right
+%% after, a stalled store forward that cost a short call 4-5 ns
+%% (`bench/README.md').
+
+-define(SHAPED_FLAGS(Kind, Input, Options),
+        case is_binary(Input) andalso is_map(Options) of
+            true -> shaped_flags(Kind, Options);
+            false -> unshaped
+        end).
+
+%% What `Nif' gives for `Input' under `Options', whose shaped `Flags' are
+%% read (an integer), or are `unshaped' or `badarg': its result, or
+%% `badarg' for bad iodata or options. The default flags go to the NIF of
+%% arity 1, which takes them as a constant.
+-define(RUN(Nif, Kind, Input, Options, Flags),
+        case Flags of
+            ?DEFAULT_FLAGS -> ?FINISH(Nif(Input));
+            Flags__ when is_integer(Flags__) -> ?FINISH(Nif(Input, Flags__));
+            _ -> run_any(fun Nif/2, Kind, Input, Options)
+        end).
+
 %%====================================================================
 %% API
 %%====================================================================
@@ -115,28 +141,8 @@ encode(Data) ->
       Data :: iodata(),
       Options :: encode_options(),
       Base64 :: binary().
-encode(Data, Options) when is_binary(Data), is_map(Options) ->
-    case shaped_flags(encode, Options) of
-        Flags when is_integer(Flags) -> ?FINISH(nif(encode, Data, Flags));
-        _ -> ?RESULT(encode_any(Data, Options), [Data, Options])
-    end;
 encode(Data, Options) ->
-    ?RESULT(encode_any(Data, Options), [Data, Options]).
-
-%% `encode/2' of any data and options: what is not a binary with options
-%% of a shape `b64simd_flags.hrl' reads, or `badarg'.
-encode_any(Data, Options) ->
-    case b64simd_options:flags(encode, Options) of
-        Flags when is_integer(Flags), is_binary(Data) ->
-            ?FINISH(nif(encode, Data, Flags));
-        Flags when is_integer(Flags) ->
-            case b64simd_options:to_binary(Data) of
-                badarg -> badarg;
-                Binary -> ?FINISH(nif(encode, Binary, Flags))
-            end;
-        badarg ->
-            badarg
-    end.
+    encode(Data, Options, ?SHAPED_FLAGS(encode, Data, Options)).
 
 %% @doc As {@link encode/1}, returning a string.
 -spec encode_to_string(Data) -> Base64String when
@@ -161,7 +167,7 @@ encode_to_string(Data, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 decode(Base64) ->
-    ?DECODED(run_default(decode, Base64), [Base64]).
+    ?DECODED(?RUN_DEFAULT(b64simd_nif:decode, Base64), [Base64]).
 
 %% @doc Decodes with options (see `decode_options()'). Raises like {@link
 %% decode/1}, and `badarg' for an unknown option or a bad option value.
@@ -170,7 +176,7 @@ decode(Base64) ->
       Options :: decode_options(),
       Data :: binary().
 decode(Base64, Options) ->
-    ?DECODED(run(decode, Base64, Options), [Base64, Options]).
+    decode(Base64, Options, ?SHAPED_FLAGS(decode, Base64, Options)).
 
 %% @doc As {@link decode/1}, returning a string.
 -spec decode_to_string(Base64) -> DataString when
@@ -194,7 +200,7 @@ decode_to_string(Base64, Options) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64) ->
-    ?TRIED(run_default(decode, Base64), [Base64]).
+    ?TRIED(?RUN_DEFAULT(b64simd_nif:decode, Base64), [Base64]).
 
 %% @doc As {@link decode/2}, but bad Base64 gives `{error, Reason}'. Still
 %% raises `badarg' for bad arguments or options.
@@ -204,7 +210,7 @@ try_decode(Base64) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64, Options) ->
-    ?TRIED(run(decode, Base64, Options), [Base64, Options]).
+    try_decode(Base64, Options, ?SHAPED_FLAGS(decode, Base64, Options)).
 
 %%====================================================================
 %% API: OTP's mime_decode, is_valid
@@ -221,7 +227,7 @@ try_decode(Base64, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 mime_decode(Base64) ->
-    ?DECODED(run_default(mime, Base64), [Base64]).
+    ?DECODED(?RUN_DEFAULT(b64simd_nif:mime_decode, Base64), [Base64]).
 
 %% @doc As {@link mime_decode/1}, with OTP 26's options (see
 %% `mime_decode_options()'): `padding => false' accepts an incomplete final
@@ -231,7 +237,7 @@ mime_decode(Base64) ->
       Options :: mime_decode_options(),
       Data :: binary().
 mime_decode(Base64, Options) ->
-    ?DECODED(run(mime, Base64, Options), [Base64, Options]).
+    mime_decode(Base64, Options, ?SHAPED_FLAGS(mime, Base64, Options)).
 
 %% @doc As {@link mime_decode/1}, returning a string.
 -spec mime_decode_to_string(Base64) -> DataString when
@@ -254,7 +260,7 @@ mime_decode_to_string(Base64, Options) ->
 -spec is_valid(Base64) -> boolean() when
       Base64 :: iodata().
 is_valid(Base64) ->
-    ?RESULT(run_default(is_valid, Base64), [Base64]).
+    ?RESULT(?RUN_DEFAULT(b64simd_nif:is_valid, Base64), [Base64]).
 
 %% @doc Whether {@link try_decode/2} with the same options would return
 %% `{ok, _}'. Raises `badarg' for bad arguments or options, like `decode/2'.
@@ -262,7 +268,7 @@ is_valid(Base64) ->
       Base64 :: iodata(),
       Options :: decode_options().
 is_valid(Base64, Options) ->
-    ?RESULT(run(is_valid, Base64, Options), [Base64, Options]).
+    is_valid(Base64, Options, ?SHAPED_FLAGS(decode, Base64, Options)).
 
 %% @doc The simdutf kernel in use: `icelake', `haswell', `westmere', `arm64'
 %% or `fallback'. The environment variable `SIMDUTF_FORCE_IMPLEMENTATION'
@@ -318,58 +324,32 @@ kind(Function) when Function =:= encode; Function =:= encode_to_string -> encode
 kind(Function) when Function =:= mime_decode; Function =:= mime_decode_to_string -> mime;
 kind(_Decode) -> decode.
 
-%% What the NIF `Nif' (decode, mime, is_valid) gives for `Base64' under
-%% `Options': its result, or `badarg' for bad iodata or options; the caller
-%% raises, so that the stack trace names the API call. No options go to the
-%% NIF of arity 1, which takes the default as a constant; an empty map goes
-%% the way of any other, as testing for it first cost every call with
-%% options more than it saved. Inlined, with `Nif' a literal at every call.
--compile({inline, [run_default/2, run/3, kind_of/1, nif/3, default_nif/2]}).
-run_default(Nif, Base64) when is_binary(Base64) ->
-    ?FINISH(nif(Nif, Base64, default));
-run_default(Nif, Base64) ->
-    case b64simd_options:to_binary(Base64) of
-        badarg -> badarg;
-        Binary -> ?FINISH(nif(Nif, Binary, default))
-    end.
+encode(Data, Options, Flags) ->
+    ?RESULT(?RUN(b64simd_nif:encode, encode, Data, Options, Flags), [Data, Options]).
 
-run(Nif, Base64, Options) when is_binary(Base64), is_map(Options) ->
-    case shaped_flags(kind_of(Nif), Options) of
-        Flags when is_integer(Flags) -> ?FINISH(nif(Nif, Base64, Flags));
-        _ -> run_any(Nif, Base64, Options)
-    end;
-run(Nif, Base64, Options) ->
-    run_any(Nif, Base64, Options).
+decode(Base64, Options, Flags) ->
+    ?DECODED(?RUN(b64simd_nif:decode, decode, Base64, Options, Flags), [Base64, Options]).
 
-%% `run/3' of any input and options: what is not a binary with options of
+try_decode(Base64, Options, Flags) ->
+    ?TRIED(?RUN(b64simd_nif:decode, decode, Base64, Options, Flags), [Base64, Options]).
+
+mime_decode(Base64, Options, Flags) ->
+    ?DECODED(?RUN(b64simd_nif:mime_decode, mime, Base64, Options, Flags), [Base64, Options]).
+
+is_valid(Base64, Options, Flags) ->
+    ?RESULT(?RUN(b64simd_nif:is_valid, decode, Base64, Options, Flags), [Base64, Options]).
+
+%% `?RUN' of any input and options: what is not a binary with options of
 %% a shape `b64simd_flags.hrl' reads, or `badarg'.
-run_any(Nif, Base64, Options) ->
-    case b64simd_options:flags(kind_of(Nif), Options) of
-        Flags when is_integer(Flags), is_binary(Base64) ->
-            ?FINISH(nif(Nif, Base64, Flags));
+run_any(Nif, Kind, Input, Options) ->
+    case b64simd_options:flags(Kind, Options) of
+        Flags when is_integer(Flags), is_binary(Input) ->
+            ?FINISH(Nif(Input, Flags));
         Flags when is_integer(Flags) ->
-            case b64simd_options:to_binary(Base64) of
+            case b64simd_options:to_binary(Input) of
                 badarg -> badarg;
-                Binary -> ?FINISH(nif(Nif, Binary, Flags))
+                Binary -> ?FINISH(Nif(Binary, Flags))
             end;
         badarg ->
             badarg
     end.
-
-%% The kind of options a NIF takes.
-kind_of(mime) -> mime;
-kind_of(_Decode) -> decode.
-
-nif(Nif, Binary, Flags) when Flags =:= default; Flags =:= ?DEFAULT_FLAGS ->
-    default_nif(Nif, Binary);
-nif(encode, Binary, Flags) -> b64simd_nif:encode(Binary, Flags);
-nif(decode, Binary, Flags) -> b64simd_nif:decode(Binary, Flags);
-nif(mime, Binary, Flags) -> b64simd_nif:mime_decode(Binary, Flags);
-nif(is_valid, Binary, Flags) -> b64simd_nif:is_valid(Binary, Flags).
-
-%% The NIF of arity 1, which takes the default options as a constant: an
-%% option map that asks for them is run by it too, as that costs less.
-default_nif(encode, Binary) -> b64simd_nif:encode(Binary);
-default_nif(decode, Binary) -> b64simd_nif:decode(Binary);
-default_nif(mime, Binary) -> b64simd_nif:mime_decode(Binary);
-default_nif(is_valid, Binary) -> b64simd_nif:is_valid(Binary).

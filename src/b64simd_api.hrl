@@ -44,15 +44,19 @@
             Finished__ -> Finished__
         end).
 
-%% An encode with the default options: `Nif', a NIF of arity 1 that takes
-%% them as a constant, run to the end on iodata `Data'; `badarg' raised for
-%% bad iodata.
--define(ENCODED(Nif, Data, Args),
-        case Data of
+%% What `Nif', a NIF of arity 1 that takes the default options as a
+%% constant, gives for iodata `Input', run to the end: its result, or
+%% `badarg' for bad iodata.
+-define(RUN_DEFAULT(Nif, Input),
+        case Input of
             Binary__ when is_binary(Binary__) -> ?FINISH(Nif(Binary__));
-            Data__ ->
-                case b64simd_options:to_binary(Data__) of
-                    badarg -> ?RAISE(badarg, Args, #{});
+            Iodata__ ->
+                case b64simd_options:to_binary(Iodata__) of
+                    badarg -> badarg;
                     Binary__ -> ?FINISH(Nif(Binary__))
                 end
         end).
+
+%% An encode with the default options (`?RUN_DEFAULT'); `badarg' raised
+%% for bad iodata.
+-define(ENCODED(Nif, Data, Args), ?RESULT(?RUN_DEFAULT(Nif, Data), Args)).
