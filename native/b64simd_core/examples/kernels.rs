@@ -14,12 +14,20 @@
 //! its size), `fresh` (from 1 MiB, each call's output newly mapped from the
 //! kernel, as a big new binary's can be: page faults included), and `read`
 //! (warm, then the output read once, as a caller that sends it does).
+//! Then short text, 64 to 4,096 characters, where our AVX2 decoder runs in
+//! place of simdutf's haswell one (`docs/ARCHITECTURE.md`, "Our AVX2 short
+//! decoder"), warm, also in ns per call: its rounds alone on whole 16-character
+//! units, and the first stage of every decode as it ships (`decode::short`),
+//! which takes them or simdutf's decoder as the calls' encoder is ours or not
+//! (`B64SIMD_ENCODER=avx2` or `simdutf` compares the two).
 //! `bench/README.md` has the method and the figures.
 
 use b64simd_core::avx2::{self, Stores};
+use b64simd_core::avx2_decode;
 use b64simd_core::kernel;
 use b64simd_core::lengths::encoded_len;
-use b64simd_core::options::{Alphabet, EncodeOptions};
+use b64simd_core::decode::short;
+use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions};
 use b64simd_core::simd::decode_loose;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::time::{Duration, Instant};
@@ -35,6 +43,10 @@ const SIZES: [usize; 9] = [
     16 << 20,
     64 << 20,
 ];
+/// The short texts' unencoded sizes: 64 to 4,096 characters, no padding;
+/// whole 64-character blocks, and texts with 20, 44 or 60 characters after
+/// them, which simdutf's haswell decoder reads one at a time.
+const SHORT_SIZES: [usize; 12] = [48, 192, 384, 480, 513, 525, 576, 768, 783, 801, 1023, 3072];
 const RUNS: usize = 7;
 const MIN_RUN: Duration = Duration::from_millis(20);
 
@@ -293,6 +305,46 @@ fn main() {
             for (name, runs) in rows {
                 println!("{what:5} {size:>9} {name:24} {:>9.0}", median(runs));
             }
+        }
+    }
+    let mut short_decoders = decoders;
+    let encoder = b64simd_core::encoder::active().calls.name();
+    short_decoders.push((
+        format!("first stage ({encoder} calls)"),
+        Box::new(|input, out| short::decode(input, DecodeOptions::DEFAULT, out).unwrap_or(0)),
+    ));
+    let rounds = avx2::available().then(|| {
+        let call: Kernel = Box::new(|input, out| {
+            avx2_decode::decode_units(input, Alphabet::Standard, out).unwrap_or(0)
+        });
+        ("ours avx2 rounds".to_string(), call)
+    });
+    for &size in &SHORT_SIZES {
+        let mut text = vec![0u8; encoded_len(size, true).expect("small")];
+        b64simd_core::simd::simdutf_encode_into(&plain[..size], opts, &mut text);
+        // The rounds alone take whole 16-character units only.
+        let short_decoders: Vec<&(String, Kernel)> = short_decoders
+            .iter()
+            .chain(rounds.iter().filter(|_| text.len() % 16 == 0))
+            .collect();
+        for (name, call) in &short_decoders {
+            let mut out = vec![0u8; size];
+            assert_eq!(call(&text, &mut out), size, "{name} decode length");
+            assert!(out == plain[..size], "{name} decodes otherwise");
+        }
+        let mut runs = vec![Vec::new(); short_decoders.len()];
+        for _ in 0..RUNS {
+            for ((_, call), runs) in short_decoders.iter().zip(&mut runs) {
+                runs.push(run(call, &text, size, Regime::Warm, &mut sink));
+            }
+        }
+        for ((name, _), runs) in short_decoders.into_iter().zip(runs) {
+            // `run` gives MiB/s of its input, the text.
+            let text_rate = median(runs);
+            let mib_per_s = text_rate * size as f64 / text.len() as f64;
+            let chars = text.len();
+            let ns = chars as f64 / (text_rate * (1 << 20) as f64) * 1e9;
+            println!("short {chars:>5} chars decode {name:24} {mib_per_s:>9.0} {ns:>7.1} ns");
         }
     }
     println!("(sink {sink})");

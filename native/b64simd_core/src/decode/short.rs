@@ -2,8 +2,8 @@
 //! the common shape (alphabet characters in whole quanta, the last one
 //! maybe padded or, when padding is optional, cut short), in the fewest
 //! calls: up to 44 characters by table lookups, which beat any call into
-//! simdutf there; where simdutf runs its haswell kernel, up to about 2 KiB
-//! by our AVX2 rounds (`avx2_decode`) and the tables for what they leave;
+//! simdutf there; where simdutf runs its haswell kernel, up to 640
+//! characters (1,088 where simdutf's tail is long) by our AVX2 rounds (`avx2_decode`) and the tables for what they leave;
 //! anything else in one simdutf decode with OTP's rules over it, as the
 //! later stages would decode it but without their steps, a noticeable
 //! share of a short call (`bench/README.md`, "Small calls"). It returns
@@ -63,20 +63,23 @@ fn decode_whole(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
 /// 44 and lose from 64 on.
 const SHORT_MAX: usize = 44;
 
-/// Whether our AVX2 rounds decode a body of `body` characters, in text of
-/// `len`, more than 10% faster than simdutf's haswell decoder decodes the
-/// whole text (`bench/README.md`, "Small calls"): at every length up to
-/// `AVX2_LONGEST` characters, and up to `AVX2_TAILED_LONGEST` where simdutf
-/// would decode at least `SIMDUTF_SLOW_TAIL` characters after its
-/// 64-character blocks a byte at a time. Asked only where our AVX2 encoder
-/// runs, that is where simdutf's kernel is haswell.
+/// Whether our AVX2 rounds decode a body of `body` characters (all but a
+/// padded or partial last quantum), in text of `len`, more than 10% faster
+/// than the first stage decodes the text with simdutf's haswell decoder, its
+/// call and OTP's rules included (`make kernels`, the `short` rows;
+/// `bench/README.md`, "Small calls"): at every length up to `AVX2_LONGEST`
+/// (1.16x at 640 characters, 1.08x at 768), and up to `AVX2_TAILED_LONGEST`
+/// where simdutf would read at least `SIMDUTF_SLOW_TAIL` characters after
+/// its 64-character blocks one at a time (1.31-1.50x at 684 and 700,
+/// 1.11x at 1,044). Asked only where our AVX2 encoder runs, that is where
+/// simdutf's kernel is haswell.
 fn avx2_beats_simdutf(len: usize, body: usize) -> bool {
     body <= AVX2_LONGEST || (body <= AVX2_TAILED_LONGEST && len % 64 >= SIMDUTF_SLOW_TAIL)
 }
 
-const AVX2_LONGEST: usize = 1152;
-const AVX2_TAILED_LONGEST: usize = 2048;
-const SIMDUTF_SLOW_TAIL: usize = 16;
+const AVX2_LONGEST: usize = 640;
+const AVX2_TAILED_LONGEST: usize = 1088;
+const SIMDUTF_SLOW_TAIL: usize = 20;
 
 /// `decode_short`'s tables, one per place in a quantum: each byte's sextet
 /// already shifted to where it lands in the quantum's 3 bytes (read as a
