@@ -9,7 +9,7 @@
 -export([iolist_shapes/1]).
 -export([otp_decode/1, result/1]).
 -export([outcome/1]).
--export([charged_as/6, explained/1]).
+-export([charged_as/6, not_charged/4, explained/1]).
 
 %% @doc Every encode option map: mode x padding, with the defaults spelled
 %% out and left implicit.
@@ -143,6 +143,17 @@ charged_as(Op, Fun, Small, Big, FixedNs, PsPerByte) ->
     ?assert(Expected > 1000, Label),
     ?assert(Extra =< Expected + Noise, Label),
     ?assert(Extra >= Expected - Timeslices * PerCall - Noise, Label),
+    ok.
+
+%% @doc Checks that a loop of `Fun(Big)' calls costs the reductions the
+%% same loop of `Fun(Small)' calls does: neither is charged beyond its one
+%% reduction.
+-spec not_charged(atom(), fun((binary()) -> term()), binary(), binary()) -> ok.
+not_charged(Op, Fun, Small, Big) ->
+    Calls = 2000,
+    Extra = reductions(Fun, Big, Calls) - reductions(Fun, Small, Calls),
+    %% Charged even 1 ns a call, the loop would cost 200 reductions more.
+    ?assert(Extra < 100, label({Op, byte_size(Big), extra_reductions, Extra})),
     ok.
 
 %% Reductions a fresh process spends calling Fun(Input) Calls times.

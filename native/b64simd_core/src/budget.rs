@@ -178,9 +178,14 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
     input_len > slice_bytes(work)
 }
 
-/// Calls on fewer input bytes cost only their one reduction, like a BIF's
-/// small work: charging them would cost more than their work.
-pub const UNCHARGED_BYTES: usize = 512;
+/// Calls whose work (beyond a call's fixed cost, which their one reduction
+/// stands for) is estimated under this cost only that reduction, like a
+/// BIF's small work: charged their share, loops of 512-byte and 1 KiB calls
+/// ran at 0.76-1.01x b64veryfast's where they ran at 0.93-1.06x uncharged
+/// (`bench/README.md`, "Small calls"). Half a percent of a timeslice: a
+/// process that makes nothing but such calls holds its scheduler for 4000
+/// of them, about a millisecond.
+const UNCHARGED_NS: u64 = PERCENT_NS / 2;
 
 /// Calls on at least this many input bytes are also charged what data
 /// beyond L2 adds per input byte (`call_ns`), as a stream's pieces or a
@@ -189,10 +194,17 @@ pub const UNCHARGED_BYTES: usize = 512;
 pub const BIG_CALL_BYTES: usize = 64 * 1024;
 
 /// Estimated nanoseconds of one call on `input_len` bytes of input that
-/// are `bytes` bytes of Base64 work of its kind (`weight`): the work at the
-/// cache-resident rate, and for a big call what data beyond L2 adds, once
-/// per input byte however much work each byte is.
-pub fn call_ns(work: Work, input_len: usize, bytes: usize) -> u64 {
+/// are `bytes` bytes of Base64 work of its kind (`weight`): the call's fixed
+/// cost and its work (`work_ns`).
+fn call_ns(work: Work, input_len: usize, bytes: usize) -> u64 {
+    (rates(work).fixed_ns.load(Ordering::Relaxed) as u64)
+        .saturating_add(work_ns(work, input_len, bytes))
+}
+
+/// The work of such a call: its bytes at the cache-resident rate, and for a
+/// big call what data beyond L2 adds, once per input byte however much work
+/// each byte is.
+fn work_ns(work: Work, input_len: usize, bytes: usize) -> u64 {
     let cost = rates(work);
     let ps_per_byte = cost.ps_per_byte.load(Ordering::Relaxed) as u64;
     let beyond_l2_ps = if input_len >= BIG_CALL_BYTES {
@@ -203,11 +215,23 @@ pub fn call_ns(work: Work, input_len: usize, bytes: usize) -> u64 {
     let ps = (bytes as u64)
         .saturating_mul(ps_per_byte)
         .saturating_add((input_len as u64).saturating_mul(beyond_l2_ps));
-    (cost.fixed_ns.load(Ordering::Relaxed) as u64).saturating_add(ps / 1000)
+    ps / 1000
 }
 
 /// One percent of a timeslice, the unit of `enif_consume_timeslice`.
 const PERCENT_NS: u64 = TIMESLICE.as_nanos() as u64 / 100;
+
+/// The percent of a timeslice to charge now for a call on `input_len`
+/// bytes of input that are `bytes` bytes of work of its kind: none for a
+/// call whose work is under `UNCHARGED_NS`, else `charge_percent` of what
+/// the call costs (`call_ns`).
+#[inline]
+pub fn call_percent(work: Work, input_len: usize, bytes: usize) -> i32 {
+    if work_ns(work, input_len, bytes) < UNCHARGED_NS {
+        return 0;
+    }
+    charge_percent(call_ns(work, input_len, bytes))
+}
 
 thread_local! {
     /// Work done on this scheduler thread and not yet charged: less than 1%.
@@ -411,6 +435,25 @@ mod tests {
         assert_eq!(charge_percent(PERCENT_NS * 100), 100);
         let charged: i32 = (0..1000).map(|_| charge_percent(PERCENT_NS / 8)).sum();
         assert_eq!(charged, 125);
+    }
+
+    #[test]
+    fn calls_under_half_a_percent_of_work_cost_only_their_reduction() {
+        // Only this test reads or writes the decoding call cost: 100 ns
+        // fixed, 1 ns a byte.
+        let cost = rates(Work::Decode);
+        cost.fixed_ns.store(100, Ordering::Relaxed);
+        cost.ps_per_byte.store(1000, Ordering::Relaxed);
+        assert_eq!(charge_percent(PERCENT_NS * 100), 100);
+        let under = UNCHARGED_NS as usize - 1;
+        // Nothing charged and nothing carried, however many of them.
+        assert!((0..1000).all(|_| call_percent(Work::Decode, under, under) == 0));
+        assert_eq!(charge_percent(PERCENT_NS - 1), 0);
+        // The fixed cost is charged with the work.
+        let at = UNCHARGED_NS as usize;
+        assert_eq!(call_percent(Work::Decode, at, at), 1);
+        assert_eq!(charge_percent(PERCENT_NS - 100 - UNCHARGED_NS), 0);
+        assert_eq!(charge_percent(1), 1);
     }
 
     #[test]

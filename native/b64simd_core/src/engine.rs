@@ -31,11 +31,7 @@ pub fn run_call<J: Job>(
     // Read after the run: a job learns its weight as it goes.
     let cost = job.cost();
     let bytes = input.len().saturating_mul(cost.weight);
-    if bytes < budget::UNCHARGED_BYTES {
-        return (result, 0);
-    }
-    let ns = budget::call_ns(cost.work, input.len(), bytes);
-    (result, budget::charge_percent(ns))
+    (result, budget::call_percent(cost.work, input.len(), bytes))
 }
 
 /// Runs one slice of a job: steps of a fixed amount of work (fewer input
