@@ -46,7 +46,7 @@ const SIZES: [usize; 9] = [
 /// The short texts' unencoded sizes: 64 to 4,096 characters, no padding;
 /// whole 64-character blocks, and texts with 20, 44 or 60 characters after
 /// them, which simdutf's haswell decoder reads one at a time.
-const SHORT_SIZES: [usize; 12] = [48, 192, 384, 480, 513, 525, 576, 768, 783, 801, 1023, 3072];
+const SHORT_SIZES: [usize; 14] = [48, 96, 144, 192, 384, 480, 513, 525, 576, 768, 783, 801, 1023, 3072];
 const RUNS: usize = 7;
 const MIN_RUN: Duration = Duration::from_millis(20);
 

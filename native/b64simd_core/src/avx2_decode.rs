@@ -3,10 +3,10 @@
 //! decoder spends most of a short call outside its 64-character loop (its
 //! setup and its byte-at-a-time tail), where it is no faster than
 //! aklomp/base64's (`bench/README.md`, "Small calls"); these rounds have
-//! neither, so the first stage of a decode (`decode::short`) takes them for
-//! text up to 640 characters (1,088 where simdutf's tail is long) where
-//! simdutf runs its haswell kernel: there they measured more than 10% faster
-//! (`avx2_beats_simdutf` there).
+//! neither, so the first stage of a decode (`decode::short`) takes them
+//! where they measured more than 10% faster (`avx2_rule` there): text up to
+//! 640 characters (1,088 where simdutf's tail is long) where simdutf runs
+//! its haswell kernel, 192 where it runs icelake.
 //!
 //! The method is Wojciech Muła's, as aklomp/base64's AVX2 codec runs it: a
 //! character's high and low nibbles each look up a bit mask, and a

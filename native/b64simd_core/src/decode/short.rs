@@ -2,8 +2,10 @@
 //! the common shape (alphabet characters in whole quanta, the last one
 //! maybe padded or, when padding is optional, cut short), in the fewest
 //! calls: up to 44 characters by table lookups, which beat any call into
-//! simdutf there; where simdutf runs its haswell kernel, up to 640
-//! characters (1,088 where simdutf's tail is long) by our AVX2 rounds (`avx2_decode`) and the tables for what they leave;
+//! simdutf there; up to 640 characters (1,088 where simdutf's tail is
+//! long) where simdutf runs its haswell kernel, and 192 where it runs
+//! icelake, by our AVX2 rounds (`avx2_decode`) and the tables for what
+//! they leave;
 //! anything else in one simdutf decode with OTP's rules over it, as the
 //! later stages would decode it but without their steps, a noticeable
 //! share of a short call (`bench/README.md`, "Small calls"). It returns
@@ -12,11 +14,13 @@
 
 use crate::avx2_decode;
 use crate::encoder::{self, Encoder};
+use crate::kernel;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::rules::{check_final_quantum, check_skipped_bytes};
 use crate::rules::{class_table, class_table_for, is_sextet_class};
 use crate::simd::decode_loose;
 use simdutf::ErrorCode;
+use std::sync::OnceLock;
 
 /// `input` (all of a decode's input, trimmed) decoded into `output`, which
 /// holds `lengths::decoded_len_bound(input)`, if it has the common shape.
@@ -33,8 +37,8 @@ pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<us
         Some(&last) if input.len() % 4 == 0 && last != b'=' => input.len(),
         _ => input.len().saturating_sub(1) / 4 * 4,
     };
-    let (read, written) = match encoder::active().calls {
-        Encoder::Avx2 if body >= 16 && avx2_beats_simdutf(input.len(), body) => {
+    let (read, written) = match avx2_rule() {
+        Some(beats) if body >= 16 && beats(input.len(), body) => {
             let units = avx2_decode::decode_units(&input[..body], opts.alphabet, output)?;
             (units / 3 * 4, units)
         }
@@ -63,23 +67,50 @@ fn decode_whole(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
 /// 44 and lose from 64 on.
 const SHORT_MAX: usize = 44;
 
-/// Whether our AVX2 rounds decode a body of `body` characters (all but a
-/// padded or partial last quantum), in text of `len`, more than 10% faster
-/// than the first stage decodes the text with simdutf's haswell decoder, its
-/// call and OTP's rules included (`make kernels`, the `short` rows;
-/// `bench/README.md`, "Small calls"): at every length up to `AVX2_LONGEST`
-/// (1.16x at 640 characters, 1.08x at 768), and up to `AVX2_TAILED_LONGEST`
-/// where simdutf would read at least `SIMDUTF_SLOW_TAIL` characters after
-/// its 64-character blocks one at a time (1.31-1.50x at 684 and 700,
-/// 1.11x at 1,044). Asked only where our AVX2 encoder runs, that is where
-/// simdutf's kernel is haswell.
-fn avx2_beats_simdutf(len: usize, body: usize) -> bool {
+/// Where our AVX2 rounds decode a body of `body` characters (all but a padded
+/// or partial last quantum) in text of `len` more than 10% faster than the
+/// first stage decodes the text with simdutf, its call and OTP's rules
+/// included (`make kernels`, the `short` rows; `bench/README.md`, "Small
+/// calls"): the rule for this process's kernel, decided once; none where
+/// our encoder is refused (`B64SIMD_ENCODER=simdutf`, the scalar kernel) or
+/// simdutf's decoder wins throughout (westmere, arm64).
+fn avx2_rule() -> Option<Beats> {
+    static RULE: OnceLock<Option<Beats>> = OnceLock::new();
+    *RULE.get_or_init(|| {
+        let encoders = encoder::active();
+        match kernel::active() {
+            _ if encoders.calls == Encoder::Avx2 => Some(beats_haswell),
+            Ok("icelake") if encoders.big_calls == Encoder::Avx2 => Some(beats_icelake),
+            _ => None,
+        }
+    })
+}
+
+/// Whether our rounds beat simdutf's decoder on a body in text of a length.
+type Beats = fn(usize, usize) -> bool;
+
+/// Against simdutf's haswell decoder (where our encoder takes the calls):
+/// at every length up to `AVX2_LONGEST` (1.16x at 640 characters, 1.08x at
+/// 768), and up to `AVX2_TAILED_LONGEST` where simdutf would read at least
+/// `SIMDUTF_SLOW_TAIL` characters after its 64-character blocks one at a
+/// time (1.31-1.50x at 684 and 700, 1.11x at 1,044).
+fn beats_haswell(len: usize, body: usize) -> bool {
     body <= AVX2_LONGEST || (body <= AVX2_TAILED_LONGEST && len % 64 >= SIMDUTF_SLOW_TAIL)
 }
 
 const AVX2_LONGEST: usize = 640;
 const AVX2_TAILED_LONGEST: usize = 1088;
 const SIMDUTF_SLOW_TAIL: usize = 20;
+
+/// Against simdutf's icelake decoder, whose setup costs a short text more
+/// than its 64-character rounds: up to `AVX2_ICELAKE_LONGEST` characters
+/// (the rounds against simdutf's decoder in one process: 1.5x at 128
+/// characters, 1.27x at 192, 1.07x at 256).
+fn beats_icelake(_len: usize, body: usize) -> bool {
+    body <= AVX2_ICELAKE_LONGEST
+}
+
+const AVX2_ICELAKE_LONGEST: usize = 192;
 
 /// `decode_short`'s tables, one per place in a quantum: each byte's sextet
 /// already shifted to where it lands in the quantum's 3 bytes (read as a
