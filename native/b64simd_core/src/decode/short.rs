@@ -1,11 +1,11 @@
 //! The first stage of every decode: all of a text that fits the step, of
 //! the common shape (alphabet characters in whole quanta, the last one
 //! maybe padded or, when padding is optional, cut short), in the fewest
-//! calls: up to 44 characters by table lookups, which beat any call into
-//! simdutf there; up to 640 characters (1,088 where simdutf's tail is
-//! long) where simdutf runs its haswell kernel, and 192 where it runs
-//! icelake, by our AVX2 rounds (`avx2_decode`) and the tables for what
-//! they leave;
+//! calls: by our AVX2 rounds (`avx2_decode`) where they beat simdutf (up
+//! to 640 characters, 1,088 where simdutf's tail is long, where simdutf
+//! runs its haswell kernel; 192 where it runs icelake) and the tables for
+//! what they leave; else up to 44 characters by table lookups, which beat
+//! any call into simdutf there;
 //! anything else in one simdutf decode with OTP's rules over it, as the
 //! later stages would decode it but without their steps, a noticeable
 //! share of a short call (`bench/README.md`, "Small calls"). It returns
@@ -68,19 +68,19 @@ fn decode_whole(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
 const SHORT_MAX: usize = 44;
 
 /// Where our AVX2 rounds decode a body of `body` characters (all but a padded
-/// or partial last quantum) in text of `len` more than 10% faster than the
-/// first stage decodes the text with simdutf, its call and OTP's rules
-/// included (`make kernels`, the `short` rows; `bench/README.md`, "Small
-/// calls"): the rule for this process's kernel, decided once; none where
-/// our encoder is refused (`B64SIMD_ENCODER=simdutf`, the scalar kernel) or
-/// simdutf's decoder wins throughout (westmere, arm64).
+/// or partial last quantum) in text of `len` more than 10% faster than
+/// simdutf (`bench/README.md`, "Small calls"): the rule for this process's
+/// kernel, decided once. Where simdutf runs icelake, that kernel's; else
+/// where our encoder takes the calls (haswell, or `B64SIMD_ENCODER=avx2`),
+/// haswell's; none where `B64SIMD_ENCODER=simdutf` refuses our code, or
+/// simdutf's decoder wins throughout (westmere, the scalar kernel, arm64).
 fn avx2_rule() -> Option<Beats> {
     static RULE: OnceLock<Option<Beats>> = OnceLock::new();
     *RULE.get_or_init(|| {
         let encoders = encoder::active();
         match kernel::active() {
-            _ if encoders.calls == Encoder::Avx2 => Some(beats_haswell),
             Ok("icelake") if encoders.big_calls == Encoder::Avx2 => Some(beats_icelake),
+            _ if encoders.calls == Encoder::Avx2 => Some(beats_haswell),
             _ => None,
         }
     })
@@ -89,11 +89,11 @@ fn avx2_rule() -> Option<Beats> {
 /// Whether our rounds beat simdutf's decoder on a body in text of a length.
 type Beats = fn(usize, usize) -> bool;
 
-/// Against simdutf's haswell decoder (where our encoder takes the calls):
-/// at every length up to `AVX2_LONGEST` (1.16x at 640 characters, 1.08x at
-/// 768), and up to `AVX2_TAILED_LONGEST` where simdutf would read at least
+/// Against the first stage with simdutf's haswell decoder (`make kernels`,
+/// the `short` rows): at every length up to `AVX2_LONGEST`, and up to
+/// `AVX2_TAILED_LONGEST` where simdutf would read at least
 /// `SIMDUTF_SLOW_TAIL` characters after its 64-character blocks one at a
-/// time (1.31-1.50x at 684 and 700, 1.11x at 1,044).
+/// time.
 fn beats_haswell(len: usize, body: usize) -> bool {
     body <= AVX2_LONGEST || (body <= AVX2_TAILED_LONGEST && len % 64 >= SIMDUTF_SLOW_TAIL)
 }
@@ -102,10 +102,9 @@ const AVX2_LONGEST: usize = 640;
 const AVX2_TAILED_LONGEST: usize = 1088;
 const SIMDUTF_SLOW_TAIL: usize = 20;
 
-/// Against simdutf's icelake decoder, whose setup costs a short text more
-/// than its 64-character rounds: up to `AVX2_ICELAKE_LONGEST` characters
-/// (the rounds against simdutf's decoder in one process: 1.5x at 128
-/// characters, 1.27x at 192, 1.07x at 256).
+/// Against simdutf's icelake decoder alone, whose setup costs a short text
+/// more than its 64-character rounds (`make kernels` with icelake, the
+/// rounds' and simdutf's `short` rows): up to `AVX2_ICELAKE_LONGEST`.
 fn beats_icelake(_len: usize, body: usize) -> bool {
     body <= AVX2_ICELAKE_LONGEST
 }
@@ -350,7 +349,7 @@ mod tests {
                 // options and a random set.
                 let some = [
                     DecodeOptions::DEFAULT,
-                    option_sets[rng.next() as usize % 24],
+                    option_sets[rng.next() as usize % option_sets.len()],
                 ];
                 let edge = text.len().min(48);
                 let places = (0..edge).chain(text.len() - edge..text.len());
