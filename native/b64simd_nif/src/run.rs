@@ -54,7 +54,7 @@ pub(crate) fn failed_at(env: Env, input: &[u8], error: DecodeError) -> RawTerm {
 /// stalled store forwarding, a noticeable share of a short call.
 pub(crate) enum Output<'a, 'b> {
     Heap(Term<'a>, &'a mut [u8]),
-    Owned(&'b mut ErtsBinary),
+    Allocated(&'b mut ErtsBinary),
     Scratch,
 }
 
@@ -69,13 +69,13 @@ impl<'a, 'b> Output<'a, 'b> {
         if !binary.allocate(len) {
             return Err(system_limit());
         }
-        Ok(Output::Owned(binary))
+        Ok(Output::Allocated(binary))
     }
 
     fn bytes(&mut self) -> &mut [u8] {
         match self {
             Output::Heap(_, bytes) => bytes,
-            Output::Owned(binary) => binary.as_mut_slice(),
+            Output::Allocated(binary) => binary.as_mut_slice(),
             Output::Scratch => &mut [],
         }
     }
@@ -100,7 +100,7 @@ impl<'a, 'b> Output<'a, 'b> {
                 copy.copy_from_slice(&bytes[..written]);
                 exact.as_c_arg()
             }
-            Output::Owned(binary) => binary.hand_over(env, written),
+            Output::Allocated(binary) => binary.hand_over(env, written),
             Output::Scratch => new_binary(env, 0).0.as_c_arg(),
         }
     }
@@ -221,7 +221,7 @@ fn end<'a>(
     step: Step,
 ) -> RawTerm {
     match step {
-        Step::Done(len) => job.done(env, input, Output::Owned(output).written(len)),
+        Step::Done(len) => job.done(env, input, Output::Allocated(output).written(len)),
         Step::Failed(error) => job.failed(env, input, error),
         Step::More => atoms::continue_().encode(env).as_c_arg(),
     }

@@ -72,9 +72,14 @@ impl ErtsBinary {
         debug_assert!(self.0.data.is_null(), "allocated once");
         // SAFETY: enif_alloc_binary takes no environment, so no process's
         // state is touched from this thread; it fills in `self.0` (its
-        // size, data and ref_bin) when it returns true, and leaves it
-        // unallocated (data null) when it returns false.
-        unsafe { enif_alloc_binary(size, &mut self.0) != 0 }
+        // size, data and ref_bin) when it returns true.
+        let allocated = unsafe { enif_alloc_binary(size, &mut self.0) != 0 };
+        if !allocated {
+            // What erl_nif leaves in a binary it could not allocate is not
+            // documented: unallocated is a null `data`, so nothing is released.
+            self.0.data = std::ptr::null_mut();
+        }
+        allocated
     }
 
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
@@ -94,6 +99,7 @@ impl ErtsBinary {
         if self.0.data.is_null() {
             return new_binary(env, 0).0.as_c_arg();
         }
+        debug_assert!(len <= self.0.size, "no more than it holds");
         let raw = &mut self.0;
         // SAFETY: `raw` is an allocated binary that nothing else refers to,
         // handed over to `env` by enif_make_binary (and marked unallocated
