@@ -15,18 +15,19 @@
 //! kernel, as a big new binary's can be: page faults included), and `read`
 //! (warm, then the output read once, as a caller that sends it does).
 //! Then short text, 64 to 4,096 characters, where our AVX2 decoder runs in
-//! place of simdutf's haswell one (`docs/ARCHITECTURE.md`, "Our AVX2 short
-//! decoder"), warm, also in ns per call: its rounds alone on whole 16-character
-//! units, and the first stage of every decode as it ships (`decode::short`),
-//! which takes them or simdutf's decoder as the calls' encoder is ours or not
-//! (`B64SIMD_ENCODER=avx2` or `simdutf` compares the two).
+//! place of simdutf's haswell one (and icelake's, to 192 characters;
+//! `docs/ARCHITECTURE.md`, "Our AVX2 short decoder"), warm, also in ns per
+//! call: its rounds alone on whole 16-character units, and the first stage
+//! of every decode as it ships (`decode::short`), which takes them or
+//! simdutf's decoder as its rule for the kernel says (a run with
+//! `B64SIMD_ENCODER=simdutf`, which turns ours off, gives the other).
 //! `bench/README.md` has the method and the figures.
 
 use b64simd_core::avx2::{self, Stores};
 use b64simd_core::avx2_decode;
+use b64simd_core::decode::short;
 use b64simd_core::kernel;
 use b64simd_core::lengths::encoded_len;
-use b64simd_core::decode::short;
 use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions};
 use b64simd_core::simd::decode_loose;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -46,7 +47,9 @@ const SIZES: [usize; 9] = [
 /// The short texts' unencoded sizes: 64 to 4,096 characters, no padding;
 /// whole 64-character blocks, and texts with 20, 44 or 60 characters after
 /// them, which simdutf's haswell decoder reads one at a time.
-const SHORT_SIZES: [usize; 14] = [48, 96, 144, 192, 384, 480, 513, 525, 576, 768, 783, 801, 1023, 3072];
+const SHORT_SIZES: [usize; 14] = [
+    48, 96, 144, 192, 384, 480, 513, 525, 576, 768, 783, 801, 1023, 3072,
+];
 const RUNS: usize = 7;
 const MIN_RUN: Duration = Duration::from_millis(20);
 

@@ -1,4 +1,4 @@
-//! Our Base64 encoder for x86-64 CPUs with AVX2: the one piece of SIMD
+//! Our Base64 encoder for x86-64 CPUs with AVX2: the first piece of SIMD
 //! written by hand in b64simd. simdutf's haswell encoder is measurably slower
 //! than aklomp/base64's (`bench/README.md`, "Kernels"), and the haswell kernel
 //! is what most BEAM servers run, so this encoder takes its place there

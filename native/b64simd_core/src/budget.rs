@@ -180,11 +180,10 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
 
 /// Calls whose work (beyond a call's fixed cost, which their one reduction
 /// stands for) is estimated under this cost only that reduction, like a
-/// BIF's small work: charged their share, loops of 512-byte and 1 KiB calls
-/// ran at 0.76-1.01x b64veryfast's where they ran at 0.93-1.06x uncharged
-/// (`bench/README.md`, "Small calls"). Half a percent of a timeslice: a
-/// process that makes nothing but such calls holds its scheduler for 4000
-/// of them, about a millisecond.
+/// BIF's small work: charged their share, loops of them ran up to a fifth
+/// slower (`bench/README.md`, "Small calls"). Half a percent of a
+/// timeslice: a process that makes nothing but such calls holds its
+/// scheduler for 4000 of them, about a millisecond.
 const UNCHARGED_NS: u64 = PERCENT_NS / 2;
 
 /// Calls on at least this many input bytes are also charged what data

@@ -42,7 +42,7 @@ pub(crate) fn encode<'a>(
 }
 
 /// Encodes a binary in lines. Out of line: inlined beside the plain
-/// encode, it made every encode with options slower (`bench/README.md`).
+/// encode, it made every encode with options slower.
 #[inline(never)]
 fn wrap<'a>(
     env: Env<'a>,
