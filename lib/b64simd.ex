@@ -536,7 +536,8 @@ defmodule B64Simd do
       {:error, reason, byte} ->
         base_function = if mode == :standard, do: :decode64!, else: :url_decode64!
         options = parsed_options(:decode, mode, opts)
-        raise_as_base(base_function, binary, opts, reason, %{kind: :decode, options: options, byte: byte})
+        context = %{kind: :decode, options: options, byte: byte}
+        raise_as_base(base_function, binary, opts, reason, context)
 
       data ->
         data
@@ -602,7 +603,7 @@ defmodule B64Simd do
 
   # Data as a binary for the Erlang call, or an ArgumentError raised here in
   # Elixir's words, so that the stack trace shows the call the user made,
-  # not the Erlang call it makes with b64simd's option map. The one-call
+  # not the NIF call it makes. The one-call
   # functions match a binary in their head instead, and send anything else
   # through flatten!/1 and back: a call before the Erlang call would cost
   # every call a stack frame (bench/README.md).

@@ -98,10 +98,9 @@
 %% common shapes of option map inline (`?SHAPED_FLAGS'), then runs its NIF
 %% in a function of the same name and arity 3, which raises as the function
 %% of arity 2 would (its stack trace names the call made, with its two
-%% arguments): taken out of one function, the two arguments kept for an
-%% error were stored as one 16-byte pair and read back in halves right
-%% after, a stalled store forward that cost a short call 4-5 ns
-%% (`bench/README.md').
+%% arguments): in one function, the two arguments kept for an error were
+%% stored as one 16-byte pair and the input read back from its upper half
+%% right after, a stalled store forward (`bench/README.md', "Small calls").
 
 -define(SHAPED_FLAGS(Kind, Input, Options),
         case is_binary(Input) andalso is_map(Options) of
@@ -117,7 +116,7 @@
         case Flags of
             ?DEFAULT_FLAGS -> ?FINISH(Nif(Input));
             Flags__ when is_integer(Flags__) -> ?FINISH(Nif(Input, Flags__));
-            _ -> run_any(fun Nif/2, Kind, Input, Options)
+            _ -> run_unshaped(fun Nif/2, Kind, Input, Options)
         end).
 
 %%====================================================================
@@ -341,7 +340,7 @@ is_valid(Base64, Options, Flags) ->
 
 %% `?RUN' of any input and options: what is not a binary with options of
 %% a shape `b64simd_flags.hrl' reads, or `badarg'.
-run_any(Nif, Kind, Input, Options) ->
+run_unshaped(Nif, Kind, Input, Options) ->
     case b64simd_options:flags(Kind, Options) of
         Flags when is_integer(Flags), is_binary(Input) ->
             ?FINISH(Nif(Input, Flags));

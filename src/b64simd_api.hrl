@@ -3,8 +3,8 @@
 %% functions, so that an error is raised from the API function itself and
 %% its stack trace shows the call the user made; the module's
 %% format_error/2 explains it from the cause (the byte at the offset).
-%% The variables they bind end in `__'; each is used at most once in a
-%% clause, as two uses would bind the same names twice.
+%% The variables they bind end in `__'; where a clause uses one twice,
+%% the two are in different branches of a case, which Erlang allows.
 
 -define(RAISE(Reason, Args, Cause),
         erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).

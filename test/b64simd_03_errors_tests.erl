@@ -165,7 +165,11 @@ assert_badarg(Function, Args, Position) ->
     catch
         error:Reason:Stack ->
             ?assertEqual(badarg, Reason),
-            [{b64simd, _Raiser, RaisedArgs, Info} | _] = Stack,
+            [{b64simd, Raiser, RaisedArgs, Info} | _] = Stack,
+            %% The function called, or the one it wraps (`encode' for
+            %% `encode_to_string'): never a helper's name.
+            ?assert(lists:prefix(atom_to_list(Raiser), atom_to_list(Function)),
+                    {Raiser, Function}),
             ?assertEqual(Args, RaisedArgs),
             ?assertMatch(#{module := b64simd}, proplists:get_value(error_info, Info)),
             ?assertMatch(#{Position := _}, b64simd:format_error(Reason, Stack)),
