@@ -339,9 +339,11 @@ is_valid(Base64, Options, Flags) ->
     ?RESULT(?RUN(b64simd_nif:is_valid, decode, Base64, Options, Flags), [Base64, Options]).
 
 %% `?RUN' of any input and options: what is not a binary with options of
-%% a shape `b64simd_flags.hrl' reads, or `badarg'.
+%% a shape `b64simd_flags.hrl' reads, or `badarg'. The table reads the
+%% options, whose shape `?SHAPED_FLAGS' has looked at (or, for iodata,
+%% whose reading costs less than the copy the input needs).
 run_unshaped(Nif, Kind, Input, Options) ->
-    case b64simd_options:flags(Kind, Options) of
+    case b64simd_options:table_flags(Kind, Options) of
         Flags when is_integer(Flags), is_binary(Input) ->
             ?FINISH(Nif(Input, Flags));
         Flags when is_integer(Flags) ->

@@ -5,7 +5,7 @@
 %% its end.
 -module(b64simd_options).
 
--export([table/1, flags/2, bits/3, to_binary/1, finish/1, call/3]).
+-export([table/1, flags/2, table_flags/2, bits/3, to_binary/1, finish/1, call/3]).
 -export([elixir_names/1, from_elixir/3, elixir_flags/3]).
 
 -export_type([kind/0, elixir_problem/0]).
@@ -133,6 +133,15 @@ flags(Kind, Options) when is_map(Options) ->
         Flags -> Flags
     end;
 flags(_Kind, _Options) ->
+    badarg.
+
+%% @doc As {@link flags/2}, through the table for every map: for a caller
+%% that has read the shapes `b64simd_flags.hrl' knows already (`b64simd'),
+%% so that a map of none of them is not looked at twice.
+-spec table_flags(kind(), term()) -> non_neg_integer() | badarg.
+table_flags(Kind, Options) when is_map(Options) ->
+    folded(Kind, Options);
+table_flags(_Kind, _Options) ->
     badarg.
 
 %% @doc The bits of one option of a kind, or `badarg' for a key the kind
