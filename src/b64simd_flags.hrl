@@ -1,13 +1,14 @@
 %% The flags of an option map, for the shapes real code passes (none, one
-%% or two of mode and padding, and the Elixir facade's three, for Base64
-%% and for Base32) read without a call or a lookup in the table: inlined
-%% into `b64simd_options:flags/2' and into the calls of `b64simd', where a
-%% call for them, into another module or not, cost a short call more than
-%% the rest of its options (bench/README.md). Any other map is the table's
-%% (`b64simd_options:flags/2'). Needs `b64simd_layout.hrl'.
+%% or two of mode and padding, MIME's line length, and the Elixir facade's
+%% three, for Base64 and for Base32) read without a call or a lookup in the
+%% table: inlined into `b64simd_options:flags/2' and into the calls of
+%% `b64simd', where a call for them, into another module or not, cost a
+%% short call more than the rest of its options (bench/README.md). Any
+%% other map is the table's (`b64simd_options:flags/2'). Needs
+%% `b64simd_layout.hrl'.
 
--compile({inline, [shaped_flags/2, bits/2, with/2, modes/1, paddings/0, whitespaces/1,
-                   alphabets/0, cases/1, unset/1]}).
+-compile({inline, [shaped_flags/2, bits/2, length_bits/2, with/2, modes/1, paddings/0,
+                   line_length_shift/0, whitespaces/1, alphabets/0, cases/1, unset/1]}).
 %% A module that reads the shapes of some kinds only (`b64simd' Base64's)
 %% leaves the others' clauses unused.
 -dialyzer({nowarn_function, [shaped_flags/2, unset/1, alphabets/0, cases/1]}).
@@ -32,6 +33,8 @@ modes(mime) -> map_get(mode, ?MIME_LAYOUT).
 
 paddings() -> map_get(padding, ?ENCODE_LAYOUT).
 
+line_length_shift() -> element(2, map_get(line_length, ?ENCODE_LAYOUT)).
+
 whitespaces(decode) -> map_get(whitespace, ?DECODE_LAYOUT);
 whitespaces(_Kind) -> #{}.
 
@@ -52,6 +55,19 @@ bits(Values, Value) ->
         _ -> badarg
     end.
 
+%% Longer than any output can be, so the same as no limit, and small enough
+%% for the NIF's 64-bit integer once shifted.
+-define(MAX_LINE_LENGTH, (1 bsl 48)).
+
+%% The bits of a length (`line_length'), or `badarg' for a value that is
+%% not a positive integer (in clauses: `min/2' would be a call).
+length_bits(Shift, Length) when is_integer(Length), Length > 0, Length =< ?MAX_LINE_LENGTH ->
+    Length bsl Shift;
+length_bits(Shift, Length) when is_integer(Length), Length > 0 ->
+    ?MAX_LINE_LENGTH bsl Shift;
+length_bits(_Shift, _Length) ->
+    badarg.
+
 %% Flags with more bits, or `badarg' if either is.
 with(badarg, _) -> badarg;
 with(_, badarg) -> badarg;
@@ -71,6 +87,9 @@ shaped_flags(Kind, Options) ->
                 #{mode := Mode} when ?IS_BASE64(Kind) ->
                     with(bits(modes(Kind), Mode), bits(paddings(), true));
                 #{padding := Padding} when not ?IS_HEX(Kind) -> bits(paddings(), Padding);
+                %% MIME's.
+                #{line_length := Length} when Kind =:= encode ->
+                    with(unset(Kind), length_bits(line_length_shift(), Length));
                 _ -> unshaped
             end;
         2 ->

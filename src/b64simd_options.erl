@@ -24,10 +24,6 @@
 %% says it): not a keyword list, a key the kind does not take, or a bad
 %% value.
 
-%% Longer than any output can be, so the same as no limit, and small enough
-%% for the NIF's 64-bit integer once shifted.
--define(MAX_LINE_LENGTH, (1 bsl 48)).
-
 %%====================================================================
 %% The option table
 %%====================================================================
@@ -170,8 +166,7 @@ pairs(Table, [{Key, Value} | Pairs], Flags) ->
 %% does not take or a bad value.
 option_bits(Table, Key, Value) ->
     case Table of
-        #{Key := {pos_integer, Shift}} when is_integer(Value), Value > 0 ->
-            min(Value, ?MAX_LINE_LENGTH) bsl Shift;
+        #{Key := {pos_integer, Shift}} -> length_bits(Shift, Value);
         #{Key := Values} when is_map(Values) -> bits(Values, Value);
         _ -> badarg
     end.
