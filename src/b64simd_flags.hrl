@@ -4,7 +4,7 @@
 %% table: inlined into `b64simd_options:flags/2' and into the calls of
 %% `b64simd', where a call for them, into another module or not, cost a
 %% short call more than the rest of its options (bench/README.md). Any
-%% other map is the table's (`b64simd_options:flags/2'). Needs
+%% other map is the table's (`b64simd_options:table_flags/2'). Needs
 %% `b64simd_layout.hrl'.
 
 -compile({inline, [shaped_flags/2, bits/2, length_bits/2, with/2, modes/1, paddings/0,
