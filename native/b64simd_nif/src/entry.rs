@@ -234,4 +234,5 @@ pub(crate) fn prefetch(input: &[u8]) {
 /// The inputs `prefetch` asks for whole: the small calls' sizes (the
 /// per-size benchmark's largest); longer reads are the hardware
 /// prefetcher's.
+#[cfg(target_arch = "x86_64")]
 const PREFETCH_MAX: usize = 4096;
