@@ -49,3 +49,19 @@ big_call_equals_otp_test_() ->
 smoke_test() ->
     ?assertEqual(<<"aGVsbG8=">>, b64simd:encode(<<"hello">>)),
     ?assertEqual(<<"hello">>, b64simd:decode(<<"aGVsbG8=">>)).
+
+%% The kernel is the one chosen at load: simdutf reads its variable once,
+%% and so does the library, so setting it afterwards changes neither.
+kernel_is_chosen_at_load_test() ->
+    Kernel = b64simd:kernel(),
+    Before = os:getenv("SIMDUTF_FORCE_IMPLEMENTATION"),
+    Other = hd([K || K <- ["fallback", "westmere", "arm64"], list_to_atom(K) =/= Kernel]),
+    os:putenv("SIMDUTF_FORCE_IMPLEMENTATION", Other),
+    try
+        ?assertEqual(Kernel, b64simd:kernel())
+    after
+        case Before of
+            false -> os:unsetenv("SIMDUTF_FORCE_IMPLEMENTATION");
+            Value -> os:putenv("SIMDUTF_FORCE_IMPLEMENTATION", Value)
+        end
+    end.

@@ -8,6 +8,8 @@
 //! simdutf has in this build, the CPU has what it needs, and a probe call
 //! shows simdutf really runs it.
 
+use std::sync::OnceLock;
+
 pub const FORCE_VARIABLE: &str = "SIMDUTF_FORCE_IMPLEMENTATION";
 
 /// The kernels simdutf 7 compiles for this architecture, best first, each
@@ -74,8 +76,15 @@ pub enum Refusal {
     },
 }
 
-/// The kernel simdutf will use in this process, or why it must not be used.
+/// The kernel simdutf uses in this process, or why it must not be used:
+/// decided once, at the first call (the NIF's load), as simdutf reads the
+/// variable once; changing the variable later changes neither.
 pub fn active() -> Result<&'static str, Refusal> {
+    static ACTIVE: OnceLock<Result<&'static str, Refusal>> = OnceLock::new();
+    ACTIVE.get_or_init(chosen).clone()
+}
+
+fn chosen() -> Result<&'static str, Refusal> {
     let name = resolve_among(std::env::var(FORCE_VARIABLE).ok().as_deref(), kernels())?;
     if simdutf_runs_a_kernel() {
         Ok(name)
