@@ -180,7 +180,8 @@ struct Running {
     input: SavedTerm,
 }
 
-/// The resource behind `{continue, Job}`: `None` once the job has ended.
+/// The resource behind `{continue, Job}`: `None` once the job has ended,
+/// and while a slice of it runs.
 struct SlicedJob(Mutex<Option<Running>>);
 
 #[rustler::resource_impl]
@@ -228,11 +229,13 @@ fn end<'a>(
 }
 
 /// The next slice of a job: its result, or `{continue, Job}` again.
-/// `badarg` for a job that has ended.
+/// `badarg` for a job that has ended, and for one another process is
+/// running a slice of right now: the job is taken out of its resource for
+/// the slice, so that no scheduler thread ever waits on another's.
 #[rustler::nif(name = "continue")]
 fn continue_job(env: Env, resource: ResourceArc<SlicedJob>) -> NifResult<Term> {
-    let mut slot = resource.0.lock().map_err(|_| Error::BadArg)?;
-    let Some(mut running) = slot.take() else {
+    let taken = resource.0.lock().map_err(|_| Error::BadArg)?.take();
+    let Some(mut running) = taken else {
         return Err(Error::BadArg);
     };
     let Running {
@@ -255,8 +258,7 @@ fn continue_job(env: Env, resource: ResourceArc<SlicedJob>) -> NifResult<Term> {
         // SAFETY: made in `env` by `end`.
         Some(term) => Ok(unsafe { Term::new(env, term) }),
         None => {
-            *slot = Some(running);
-            drop(slot);
+            *resource.0.lock().map_err(|_| Error::BadArg)? = Some(running);
             Ok((atoms::continue_(), resource.clone()).encode(env))
         }
     }
