@@ -9,7 +9,7 @@
 
 -export([main/1]).
 %% Shared with b64simd_small and b64simd_latency (same ebin).
--export([payload/1, timed/3, median/1, transpose/1, selected/2, calibrated/0]).
+-export([payload/1, timed/3, median/1, transpose/1, selected/2]).
 
 -define(RUNS, 5).
 %% Each measured run lasts at least this long (timer and scheduler noise
@@ -55,7 +55,7 @@
 -spec main([string()]) -> no_return().
 main([Prefix, PlotFile]) ->
     ok = load_first(os:getenv("B64SIMD_LAYOUT_MODULES")),
-    ok = calibrated(),
+    {module, b64simd_nif} = code:ensure_loaded(b64simd_nif),
     Status =
         try
             run(Prefix, PlotFile)
@@ -98,37 +98,6 @@ run(Prefix, PlotFile) ->
     case [F || {#series{role = ours}, _, _} = F <- Failures] of
         [] -> 0;
         _ -> 1
-    end.
-
-%% @doc Loads b64simd and waits until its calibration, which runs on a
-%% thread of its own for tens of milliseconds after the load, has ended, so
-%% that it is not timed alongside the first series. Linux lists the thread
-%% by name (which it takes just after it starts: hence the first pause);
-%% elsewhere, a pause longer than a calibration.
--spec calibrated() -> ok.
-calibrated() ->
-    {module, b64simd_nif} = code:ensure_loaded(b64simd_nif),
-    timer:sleep(20),
-    calibrated(1000).
-
-calibrated(Tries) ->
-    Tasks = "/proc/self/task",
-    case file:list_dir(Tasks) of
-        {ok, Threads} ->
-            Names = [Name || Thread <- Threads,
-                             {ok, Name} <- [file:read_file(filename:join([Tasks, Thread, "comm"]))]],
-            case lists:member(<<"b64simd_calib\n">>, Names) of
-                false ->
-                    ok;
-                true when Tries > 0 ->
-                    timer:sleep(5),
-                    calibrated(Tries - 1);
-                true ->
-                    io:format(standard_error, "b64simd_bench: the calibration still runs after "
-                              "5 s; measuring anyway~n", [])
-            end;
-        {error, _} ->
-            timer:sleep(500)
     end.
 
 %%====================================================================

@@ -47,16 +47,11 @@ latency(Csv) ->
     Seconds = seconds(),
     Rounds = rounds(),
     io:format("~n== Scheduler latency probe: ~b normal scheduler(s), ~.1f s per row in ~b "
-              "interleaved rounds, b64simd kernel ~s, slice bytes ~p~n",
-              [erlang:system_info(schedulers_online), Seconds, Rounds, b64simd:kernel(),
-               b64simd_nif:slice_bytes()]),
-    {{EncodeFixed, EncodePs, EncodeBigPs}, {DecodeFixed, DecodePs, DecodeBigPs}, Whitespace} =
-        b64simd_nif:call_cost(),
-    io:format("charge for a call that fits one call: encode ~B ns + ~B ps/byte (~B from 64 KiB), "
-              "decode ~B ns + ~B ps/byte (~B from 64 KiB; ~B times the bytes if they held "
-              "whitespace)~n",
-              [EncodeFixed, EncodePs, EncodeBigPs, DecodeFixed, DecodePs, DecodeBigPs,
-               Whitespace]),
+              "interleaved rounds, b64simd kernel ~s~n",
+              [erlang:system_info(schedulers_online), Seconds, Rounds, b64simd:kernel()]),
+    {TimesliceNs, UnchargedNs, Rates} = b64simd_nif:charges(),
+    io:format("charges: a timeslice per ~B ns of work, none under ~B ns; ps per byte: ~0p~n",
+              [TimesliceNs, UnchargedNs, Rates]),
     Header = io_lib:format("~-22s ~-7s ~8s ~9s ~9s ~13s ~9s ~11s ~8s~n",
                            [library, op, size, "p50 ms", "p99 ms", "p99 rounds", "max ms",
                             "MiB/s", "steal ms"]),
@@ -126,8 +121,7 @@ slicing() ->
     halt(0).
 
 slicing_table() ->
-    io:format("~n== Slicing cost: b64simd kernel ~s, calibrated slice bytes ~p~n",
-              [b64simd:kernel(), b64simd_nif:slice_bytes()]),
+    io:format("~n== Slicing cost: b64simd kernel ~s~n", [b64simd:kernel()]),
     io:format("~-8s ~-7s ~14s ~14s ~7s~n", [size, op, "unsliced MiB/s", "sliced MiB/s", ratio]),
     %% Alternating rounds, best of each: the first big allocations of a VM
     %% page-fault (microseconds per page here), whichever variant runs first.

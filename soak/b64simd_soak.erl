@@ -191,7 +191,7 @@ split_at(Bin, [], At) ->
 split_at(Bin, [Cut | Cuts], At) ->
     [binary:part(Bin, At, Cut - At) | split_at(Bin, Cuts, Cut)].
 
-%% 0: calibrated slices (most inputs run inline); otherwise every input above
+%% 0: the table's slices (most inputs run inline); otherwise every input above
 %% that many bytes is sliced, in slices of that many bytes.
 slice() ->
     frequency([{3, 0}, {1, oneof([4, 5, 64, 1000])}]).

@@ -25,8 +25,7 @@
 %% library built with cargo's `hooks' feature; a normal build has none.
 -ifdef(B64SIMD_HOOKS).
 -export([encode_dirty/2, decode_dirty/2, flag_layout/0]).
--export([supported_kernels/0, set_slice_bytes/1, slice_bytes/0, call_cost/0, weights/0]).
--export([set_big_call_rate/2, calibrated/0]).
+-export([supported_kernels/0, set_slice_bytes/1, charges/0]).
 -define(LIBRARY, "libb64simd_nif_hooks").
 -else.
 -define(LIBRARY, "libb64simd_nif").
@@ -224,31 +223,12 @@ supported_kernels() -> not_loaded().
 -spec set_slice_bytes(non_neg_integer()) -> ok.
 set_slice_bytes(_Bytes) -> not_loaded().
 
-%% The hooks that read or set calibrated figures first wait for the
-%% calibration, which runs in the background from load; this one only waits.
--spec calibrated() -> ok.
-calibrated() -> not_loaded().
-
--spec slice_bytes() -> {pos_integer(), pos_integer()}.
-slice_bytes() -> not_loaded().
-
-%% What a call that fits one call is charged: {{EncodeFixedNs, EncodePsPerByte,
-%% EncodeBigPsPerByte}, {DecodeFixedNs, DecodePsPerByte, DecodeBigPsPerByte},
-%% WhitespaceFactor}, as calibrated; a decode whose input held whitespace is
-%% charged WhitespaceFactor times its bytes, and a call on 64 KiB or more also
-%% the big rate less the other per input byte (what data beyond L2 adds).
--spec call_cost() -> {{non_neg_integer(), pos_integer(), pos_integer()},
-                      {non_neg_integer(), pos_integer(), pos_integer()}, pos_integer()}.
-call_cost() -> not_loaded().
-
-%% Sets the big-call rates, picoseconds per byte to encode and to decode.
--spec set_big_call_rate(pos_integer(), pos_integer()) -> ok.
-set_big_call_rate(_EncodePs, _DecodePs) -> not_loaded().
-
-%% Each codec's weight, as calibrated: what one of its input bytes costs
-%% in bytes of Base64 work of its kind (encode or decode).
--spec weights() -> #{hex_encode | hex_decode | base32_encode | base32_decode => pos_integer()}.
-weights() -> not_loaded().
+%% The charge table as the library reads it here: `{TimesliceNs,
+%% UnchargedNs, #{Work => PsPerByte}}'. A call that runs to its end is
+%% charged its input bytes times its work's rate, a timeslice (4000
+%% reductions) per TimesliceNs, unless that is under UnchargedNs.
+-spec charges() -> {pos_integer(), pos_integer(), #{atom() => pos_integer()}}.
+charges() -> not_loaded().
 
 -endif.
 

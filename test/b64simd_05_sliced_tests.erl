@@ -15,8 +15,8 @@
 lengths(Slice) when Slice < 5 -> lists:seq(0, 400);
 lengths(_Slice) -> lists:seq(0, ?MAX_EXHAUSTIVE).
 
-%% Every test forces its own slice size; calibration is restored after
-%% each, whatever happened.
+%% Every test forces its own slice size; the table's slicing is restored
+%% after each, whatever happened.
 sliced_test_() ->
     {foreach,
      fun() -> ok end,
@@ -32,14 +32,13 @@ sliced_test_() ->
 %% below prove the sliced path and not the one-shot one.
 slicing_is_forced() ->
     ok = b64simd_nif:set_slice_bytes(5),
-    ?assertEqual({5, 5}, b64simd_nif:slice_bytes()),
     DefaultFlags = 4,
     ?assertMatch({continue, _}, b64simd_nif:encode(<<"0123456789">>, DefaultFlags)),
     ?assertMatch({continue, _}, b64simd_nif:decode(<<"MDEyMzQ1Njc4OQ==">>, DefaultFlags)),
     ?assertEqual(<<"MDEyMzQ1Njc4OQ==">>, b64simd:encode(<<"0123456789">>)),
     ?assertEqual(<<"0123456789">>, b64simd:decode(<<"MDEyMzQ1Njc4OQ==">>)),
     ok = b64simd_nif:set_slice_bytes(0),
-    ?assertNotEqual({5, 5}, b64simd_nif:slice_bytes()).
+    ?assert(is_binary(b64simd_nif:encode(<<"0123456789">>, DefaultFlags))).
 
 encode_lengths() ->
     _ = seed(sliced_encode_lengths),
@@ -268,18 +267,14 @@ run_job(Job) ->
         Result -> Result
     end.
 
-%% Calls under 64 KiB whose work takes 200 ns or more are charged their
-%% calibrated cost, whole percents of a timeslice (40 reductions, 400 ns of
-%% work) at a time with the rest carried over: a loop of 16 KiB calls is
-%% charged what the calls cost in total, not a rounded share per call (which
-%% was 17 times too much). The same loop on 3-byte inputs, which are not
-%% charged, is the baseline for the loop's own reductions. Decoding MIME
-%% text, which takes longer than unbroken text, is charged its calibrated
-%% factor times its bytes. A stream's piece is charged as a call on its
-%% bytes, including a piece decoded in one window, as most pieces of
-%% unbroken text are, which the stream once left uncharged.
+%% A call that runs to its end is charged its bytes at its work's rate in
+%% the charge table, whole percents of a timeslice (40 reductions) at a
+%% time with the rest carried over: a loop of 16 KiB calls is charged what
+%% the calls cost in total, not a rounded share per call. The same loop on
+%% 3-byte inputs, which are not charged, is the baseline for the loop's own
+%% reductions. MIME text is charged as text with whitespace, once the
+%% decode has met it. A stream's piece is charged as a call on its bytes.
 small_calls_are_charged_their_cost_test() ->
-    {{EncodeFixed, EncodePs, _}, {DecodeFixed, DecodePs, _}, Whitespace} = b64simd_nif:call_cost(),
     Plain = rand:bytes(16384),
     Text = base64:encode(Plain),
     Mime = b64simd:encode(Plain, #{line_length => 76}),
@@ -287,80 +282,48 @@ small_calls_are_charged_their_cost_test() ->
     Decoder = b64simd_stream:decode_init(#{}),
     EncodePiece = fun(Piece) -> b64simd_stream:encode(Encoder, Piece) end,
     DecodePiece = fun(Piece) -> b64simd_stream:decode(Decoder, Piece) end,
-    [b64simd_test_lib:charged_as(Op, Fun, Small, Big, Fixed, Ps * Factor)
-     || {Op, Fun, Small, Big, Fixed, Ps, Factor} <-
-            [{encode, fun b64simd:encode/1, <<"abc">>, Plain, EncodeFixed, EncodePs, 1},
-             {decode, fun b64simd:decode/1, <<"YWJj">>, Text, DecodeFixed, DecodePs, 1},
-             {decode_mime, fun b64simd:decode/1, <<"YWJj">>, Mime, DecodeFixed, DecodePs,
-              Whitespace},
-             {stream_encode, EncodePiece, <<"abc">>, Plain, EncodeFixed, EncodePs, 1},
-             {stream_decode, DecodePiece, <<"YWJj">>, Text, DecodeFixed, DecodePs, 1}]],
+    [b64simd_test_lib:charged_as(Op, Fun, Small, Big, Work)
+     || {Op, Fun, Small, Big, Work} <-
+            [{encode, fun b64simd:encode/1, <<"abc">>, Plain, encode},
+             {encode_mime, fun(D) -> b64simd:encode(D, #{line_length => 76}) end, <<"abc">>,
+              Plain, encode_lines},
+             {decode, fun b64simd:decode/1, <<"YWJj">>, Text, decode},
+             {decode_mime, fun b64simd:decode/1, <<"YWJj">>, Mime, decode_spaced},
+             {mime_decode, fun b64simd:mime_decode/1, <<"YWJj">>, Mime, decode_spaced},
+             {is_valid, fun b64simd:is_valid/1, <<"YWJj">>, Text, decode},
+             {stream_encode, EncodePiece, <<"abc">>, Plain, encode},
+             {stream_decode, DecodePiece, <<"YWJj">>, Text, decode}]],
     ok.
 
-%% Calls whose work is estimated under 200 ns cost only their one
-%% reduction, like a BIF's small work: charged, loops of such calls ran up
-%% to a fifth slower (bench/README.md, "Small calls"). The test's inputs
-%% are sized from the calibrated cost to about 150 ns of work a call.
-short_calls_cost_one_reduction_test_() ->
-    {{_, EncodePs, _}, {_, DecodePs, _}, _} = b64simd_nif:call_cost(),
-    Under = fun(Ps) -> min(4096, 150 * 1000 div max(1, Ps)) end,
-    case {Under(EncodePs), Under(DecodePs) * 3 div 4} of
-        {Plain, Text} when Plain < 48; Text < 48 ->
-            b64simd_test_env:skip(short_calls_cost_one_reduction,
-                                  io_lib:format("48 bytes are estimated at 150 ns of work or "
-                                                "more here (encode ~B bytes, decode ~B)",
-                                                [Plain, Text]));
-        {Plain, Text} ->
-            ?_test(short_calls_cost_one_reduction(Plain, Text))
-    end.
-
-short_calls_cost_one_reduction(PlainBytes, TextBytes) ->
-    Text = base64:encode(rand:bytes(TextBytes)),
+%% Calls whose work the table estimates under its uncharged threshold (200
+%% ns) cost only their one reduction, like a BIF's small work: charged,
+%% loops of such calls ran up to a fifth slower (bench/README.md,
+%% "Charges"). The inputs are sized from the table to three quarters of it.
+short_calls_cost_one_reduction_test() ->
+    {_, UnchargedNs, #{encode := EncodePs, decode := DecodePs}} = b64simd_nif:charges(),
+    Under = fun(Ps) -> UnchargedNs * 750 div Ps end,
+    Text = base64:encode(rand:bytes(Under(DecodePs) * 3 div 4)),
+    ?assert(byte_size(Text) * DecodePs div 1000 < UnchargedNs),
     [b64simd_test_lib:not_charged(Op, Fun, Small, Big)
      || {Op, Fun, Small, Big} <-
-            [{encode, fun b64simd:encode/1, <<"abc">>, rand:bytes(PlainBytes)},
+            [{encode, fun b64simd:encode/1, <<"abc">>, rand:bytes(Under(EncodePs))},
              {decode, fun b64simd:decode/1, <<"YWJj">>, Text}]],
     ok.
 
-%% Calls on 64 KiB of input or more, one-shot or a stream's pieces, are
-%% charged what data beyond L2 adds per input byte (the big-call rate less
-%% the cache-resident one, both calibrated) on top of their work; they
-%% are not timed. The two rates are close on some CPUs, so the test sets the
-%% big one to three times the other: a 64 KiB call is then charged three
-%% times the cache-resident rate a byte, and a call 4 bytes shorter that
-%% rate. Where such a call would be charged more than half a timeslice (the
-%% scalar kernel), the cap on a charge hides the rate, and it is skipped.
-big_calls_are_charged_their_rate_test_() ->
-    Cost = b64simd_nif:call_cost(),
-    {{_, EncodePs, _}, {DecodeFixed, DecodePs, _}, _} = Cost,
-    case (DecodeFixed + 65536 * 3 * DecodePs div 1000) div 10 of
-        PerCall when PerCall > 2000 ->
-            b64simd_test_env:skip(big_calls_are_charged_their_rate,
-                                  io_lib:format("a 64 KiB decode would be charged ~B reductions, "
-                                                "too near the cap of 4000", [PerCall]));
-        _ ->
-            {setup,
-             fun() -> b64simd_nif:set_big_call_rate(3 * EncodePs, 3 * DecodePs) end,
-             fun(ok) -> restore_big_call_rate(Cost) end,
-             ?_test(big_calls_are_charged_their_rate(Cost))}
-    end.
-
-restore_big_call_rate({{_, _, EncodeBigPs}, {_, _, DecodeBigPs}, _}) ->
-    b64simd_nif:set_big_call_rate(EncodeBigPs, DecodeBigPs).
-
-big_calls_are_charged_their_rate({{EncodeFixed, EncodePs, _}, {DecodeFixed, DecodePs, _}, _}) ->
-    Plain = rand:bytes(65536),
-    Text = binary:part(base64:encode(Plain), 0, 65536),
-    Shorter = fun(Bin) -> binary:part(Bin, 0, 65532) end,
-    Encoder = b64simd_stream:encode_init(#{}),
-    Decoder = b64simd_stream:decode_init(#{}),
-    EncodePiece = fun(Piece) -> b64simd_stream:encode(Encoder, Piece) end,
-    DecodePiece = fun(Piece) -> b64simd_stream:decode(Decoder, Piece) end,
-    [b64simd_test_lib:charged_as(Op, Fun, Small, Big, Fixed, Ps)
-     || {Op, Fun, Small, Whole, Fixed, CachePs} <-
-            [{encode, fun b64simd:encode/1, <<"abc">>, Plain, EncodeFixed, EncodePs},
-             {decode, fun b64simd:decode/1, <<"YWJj">>, Text, DecodeFixed, DecodePs},
-             {stream_encode, EncodePiece, <<"abc">>, Plain, EncodeFixed, EncodePs},
-             {stream_decode, DecodePiece, <<"YWJj">>, Text, DecodeFixed, DecodePs}],
-        {Big, Ps} <- [{Whole, 3 * CachePs}, {Shorter(Whole), CachePs}]],
-    ok.
+%% A job whose work the table estimates at more than a timeslice is sliced
+%% (its first call gives `{continue, Job}'); one at a timeslice runs to its
+%% end in the call.
+calls_of_more_than_a_timeslice_are_sliced_test() ->
+    {TimesliceNs, _, #{encode := EncodePs, decode := DecodePs}} = b64simd_nif:charges(),
+    Most = fun(Ps) -> TimesliceNs * 1000 div Ps end,
+    DefaultFlags = 4,
+    Data = rand:bytes(Most(EncodePs) div 3 * 3),
+    ?assert(is_binary(b64simd_nif:encode(Data, DefaultFlags))),
+    %% A microsecond more: the table counts whole nanoseconds.
+    ?assertMatch({continue, _}, b64simd_nif:encode(<<Data/binary, (rand:bytes(1002))/binary>>,
+                                                   DefaultFlags)),
+    Text = binary:part(base64:encode(rand:bytes(Most(DecodePs))), 0, Most(DecodePs) div 4 * 4),
+    ?assert(is_binary(b64simd_nif:decode(Text, DefaultFlags))),
+    ?assertMatch({continue, _},
+                 b64simd_nif:decode(<<Text/binary, (binary:copy(<<"QUJD">>, 250))/binary>>,
+                                    DefaultFlags)).

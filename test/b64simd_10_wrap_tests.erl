@@ -122,7 +122,7 @@ sliced() ->
           || {{Data, Options}, W} <- lists:zip(Cases, Want)]
      end || Slice <- [1, 2, 3, 4, 7, 48, 100]].
 
-%% Several MiB on the calibrated sliced path.
+%% Several MiB on the sliced path.
 big_input_test_() ->
     {timeout, 120,
      fun() ->

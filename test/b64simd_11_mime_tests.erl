@@ -249,7 +249,7 @@ sliced() ->
          [?assertEqual(W, ours(I, O), {Slice, I, O}) || {{I, O}, W} <- lists:zip(Cases, Want)]
      end || Slice <- [1, 2, 5, 64]].
 
-%% Several MiB on the calibrated sliced path: a clean MIME body, and the
+%% Several MiB on the sliced path: a clean MIME body, and the
 %% same with garbage sprinkled in (the filter does it all).
 big_input_test_() ->
     {timeout, 120,

@@ -117,7 +117,7 @@ sliced() ->
           || {{Input, Options}, W} <- lists:zip(Cases, Want)]
      end || Slice <- [1, 3, 4, 17, 100]].
 
-%% Several MiB on the calibrated sliced path, valid and not.
+%% Several MiB on the sliced path, valid and not.
 big_input_test_() ->
     {timeout, 120,
      fun() ->

@@ -11,9 +11,8 @@
 %%   NIF library."}', the load returns `{error, on_load_failure}' and the
 %%   running instance keeps working;
 %% - `code:delete/1' + `code:purge/1' + `code:load_file/1': the old instance
-%%   goes with its module and the new load is one that works; the library
-%%   itself stays mapped (the calibration thread may still run in it), so
-%%   the new load gets the same copy, its calibrated figures included;
+%%   goes with its module (erts unmaps its library once no resource of it is
+%%   left) and the new load is one that works;
 %% - a sliced job started by the old instance is refused with `badarg' by the
 %%   new one (its resource type belongs to the old library), and is freed
 %%   normally when dropped.
@@ -44,16 +43,12 @@ load_nif_from_another_module_is_refused_test() ->
     ?assertMatch({error, {_, _}}, erlang:load_nif(Path, 0)),
     ?assertEqual(?SAMPLE_B64, b64simd:encode(?SAMPLE)).
 
-%% Each load starts the kernel's calibration on a thread of its own, which
-%% runs for tens of milliseconds; purging the module meanwhile unloads its
-%% library, which must stay mapped while that thread runs (it stays for the
-%% VM's life). Twenty loads and purges in a row, each far shorter than a
-%% calibration, with calls made before it ends: sliced by the defaults,
-%% and exact.
-purge_while_calibrating_test_() ->
-    {timeout, 60, fun purge_while_calibrating/0}.
+%% Twenty loads and purges in a row, each load's library unloaded with its
+%% module, with a sliced call made on each: exact every time.
+purge_and_load_in_a_row_test_() ->
+    {timeout, 60, fun purge_and_load_in_a_row/0}.
 
-purge_while_calibrating() ->
+purge_and_load_in_a_row() ->
     Big = binary:copy(<<"0123456789">>, 100_000),
     lists:foreach(
       fun(Round) ->
@@ -62,7 +57,6 @@ purge_while_calibrating() ->
               ?assertEqual({module, b64simd_nif}, code:load_file(b64simd_nif), {round, Round}),
               ?assertEqual(base64:encode(Big), b64simd:encode(Big), {round, Round})
       end, lists:seq(1, 20)),
-    ?assertEqual(ok, b64simd_nif:calibrated()),
     ?assertEqual(Big, b64simd:decode(b64simd:encode(Big))).
 
 delete_purge_and_load_again_works_test_() ->

@@ -3,7 +3,7 @@
 %% reason on older releases) and the reference decoder in b64simd_ref:
 %% every length 0..1100, every byte value at every position of short
 %% texts, random long inputs, iolists, forced slices with errors on both
-%% sides of their boundaries, big inputs sliced with calibrated slices, the
+%% sides of their boundaries, big inputs sliced as the charge table says, the
 %% reductions a call is charged, bad arguments and the messages.
 -module(b64simd_40_hex_tests).
 -include_lib("eunit/include/eunit.hrl").
@@ -167,7 +167,7 @@ sliced() ->
      || Slice <- [1, 2, 3, 7, 64]],
     ok.
 
-%% With calibrated slices, a big input leaves the NIF after its first slice
+%% A big input leaves the NIF after its first slice
 %% ({continue, Job}) instead of holding the scheduler for the whole input.
 big_inputs_are_sliced_test() ->
     Big = binary:copy(<<"0123456789abcdef">>, 1 bsl 18),
@@ -176,20 +176,14 @@ big_inputs_are_sliced_test() ->
     ?assertMatch({continue, _}, b64simd_nif:hex_is_valid(Big)),
     ?assert(b64simd_hex:is_valid_hex(Big)).
 
-%% A loop of 8 KiB calls is charged what they cost: Base64's calibrated
-%% cost per byte times the codec's weight, both calibrated.
-calls_are_charged_their_weight_test() ->
-    {{EncodeFixed, EncodePs, _}, {DecodeFixed, DecodePs, _}, _} = b64simd_nif:call_cost(),
-    #{hex_encode := EncodeWeight, hex_decode := DecodeWeight} = b64simd_nif:weights(),
-    %% Not sliced whatever the weights calibrated (as the Base32 test).
-    Data = rand:bytes(min(8192, 32768 div max(EncodeWeight, DecodeWeight))),
+%% A loop of 8 KiB calls is charged what the charge table says of Base16.
+calls_are_charged_their_cost_test() ->
+    Data = rand:bytes(8192),
     Hex = binary:encode_hex(Data),
-    [b64simd_test_lib:charged_as(Op, Fun, Small, Big, Fixed, Ps * Weight)
-     || {Op, Fun, Small, Big, Fixed, Ps, Weight} <-
-            [{encode_hex, fun b64simd_hex:encode_hex/1, <<"a">>, Data, EncodeFixed, EncodePs,
-              EncodeWeight},
-             {decode_hex, fun b64simd_hex:decode_hex/1, <<"61">>, Hex, DecodeFixed, DecodePs,
-              DecodeWeight}]],
+    [b64simd_test_lib:charged_as(Op, Fun, Small, Big, Work)
+     || {Op, Fun, Small, Big, Work} <-
+            [{encode_hex, fun b64simd_hex:encode_hex/1, <<"a">>, Data, hex_encode},
+             {decode_hex, fun b64simd_hex:decode_hex/1, <<"61">>, Hex, hex_decode}]],
     ok.
 
 bad_arguments_test() ->

@@ -9,7 +9,7 @@
 -export([iolist_shapes/1]).
 -export([otp_decode/1, result/1]).
 -export([outcome/1]).
--export([charged_as/6, not_charged/4, explained/1]).
+-export([charged_as/5, not_charged/4, explained/1]).
 
 %% @doc Every encode option map: mode x padding, with the defaults spelled
 %% out and left implicit.
@@ -118,31 +118,33 @@ result(Fun) ->
         error:Reason -> {error, Reason}
     end.
 
-%% @doc Checks that a loop of `Fun(Big)' calls is charged what they cost,
-%% `FixedNs' plus `PsPerByte' per byte a call (the calibrated cost; 10 ns
-%% of work a reduction), beyond the same loop of `Fun(Small)' calls, which
-%% are too short to be charged: the loop's own reductions.
--spec charged_as(atom(), fun((binary()) -> term()), binary(), binary(), non_neg_integer(),
-                 non_neg_integer()) -> ok.
-charged_as(Op, Fun, Small, Big, FixedNs, PsPerByte) ->
+%% @doc Checks that a loop of `Fun(Big)' calls is charged what the charge
+%% table (`b64simd_nif:charges/0') says: `Big''s bytes at the rate of
+%% `Work', a timeslice of 4000 reductions per its nanoseconds, beyond the
+%% same loop of `Fun(Small)' calls, which are too short to be charged: the
+%% loop's own reductions. `Big' must be charged and not sliced.
+-spec charged_as(atom(), fun((binary()) -> term()), binary(), binary(), atom()) -> ok.
+charged_as(Op, Fun, Small, Big, Work) ->
+    {TimesliceNs, UnchargedNs, #{Work := PsPerByte}} = b64simd_nif:charges(),
+    CallNs = byte_size(Big) * PsPerByte div 1000,
+    Label = fun(Extra) ->
+                    label({Op, Work, byte_size(Big), call_ns, CallNs, extra_reductions, Extra})
+            end,
+    ?assert(CallNs >= UnchargedNs andalso CallNs =< TimesliceNs, Label(none)),
     Calls = 2000,
     Extra = reductions(Fun, Big, Calls) - reductions(Fun, Small, Calls),
-    %% A call's nanoseconds are charged to the nanosecond (what is under a
-    %% percent of a timeslice carries over to the next call), so the loop is
-    %% charged its total, not Calls times a rounded-down call.
-    CallNs = FixedNs + byte_size(Big) * PsPerByte div 1000,
-    PerCall = CallNs div 10,
-    Expected = Calls * CallNs div 10,
+    %% What is under a percent of a timeslice carries over to the next call,
+    %% so the loop is charged its total, not Calls times a rounded-down call.
+    PerCall = CallNs * 4000 div TimesliceNs,
+    Expected = Calls * CallNs * 4000 div TimesliceNs,
     %% erts counts a charge only up to the reductions the process has left
     %% (BUMP_REDS stops at zero; it yields all the same), so each timeslice
-    %% of 4000 may count up to one call's charge short: 14% of a timeslice
-    %% for a Base64 call on the scalar fallback kernel.
+    %% of 4000 may count up to one call's charge short.
     Timeslices = Expected div 4000 + 1,
     Noise = 200 + Expected div 20,
-    Label = label({Op, extra_reductions, Extra, expected, Expected, per_call, PerCall}),
-    ?assert(Expected > 1000, Label),
-    ?assert(Extra =< Expected + Noise, Label),
-    ?assert(Extra >= Expected - Timeslices * PerCall - Noise, Label),
+    ?assert(Expected > 1000, Label(Extra)),
+    ?assert(Extra =< Expected + Noise, Label(Extra)),
+    ?assert(Extra >= Expected - Timeslices * PerCall - Noise, Label(Extra)),
     ok.
 
 %% @doc Checks that a loop of `Fun(Big)' calls costs the reductions the

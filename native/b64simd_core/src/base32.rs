@@ -19,11 +19,11 @@
 //!   the group's first byte (no data encodes to them), and fewer than 8
 //!   are `MissingPadding` when padding is required.
 
-use crate::budget::{self, Work};
+use crate::budget::Work;
 use crate::encode::step_len;
 use crate::error::DecodeError;
-use crate::job::{Buffer, Cost, Job, Step};
-use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, Kind, LetterCase};
+use crate::job::{Buffer, Job, Step};
+use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, LetterCase};
 use data_encoding::{Encoding, Specification};
 use std::sync::OnceLock;
 
@@ -208,8 +208,8 @@ impl Job for Base32EncodeJob {
         Step::Done(output.len())
     }
 
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Encode, budget::weight(Kind::Base32Encode))
+    fn work(&self) -> Work {
+        Work::Base32Encode
     }
 }
 
@@ -334,8 +334,8 @@ impl Job for Base32DecodeJob {
         self.last(input, output).into()
     }
 
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Decode, budget::weight(Kind::Base32Decode))
+    fn work(&self) -> Work {
+        Work::Base32Decode
     }
 }
 

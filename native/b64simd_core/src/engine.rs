@@ -1,9 +1,9 @@
-//! How a call runs its job: to its end within the call when it is at most a
-//! slice of work, else a slice at a time, the caller yielding between two.
-//! Either way it runs the same job's steps, and reports the share of a
-//! timeslice to charge the caller (`enif_consume_timeslice`), so that a
-//! process that encodes a lot is scheduled as fairly as one that runs
-//! Erlang code.
+//! How a call runs its job: to its end within the call when its estimated
+//! work fits a timeslice, else a slice at a time, the caller yielding
+//! between two. Either way it runs the same job's steps, and reports the
+//! share of a timeslice to charge the caller (`enif_consume_timeslice`), so
+//! that a process that encodes a lot is scheduled as fairly as one that
+//! runs Erlang code.
 
 use crate::budget;
 use crate::error::DecodeError;
@@ -13,40 +13,33 @@ use std::time::Instant;
 /// Whether a job on `input_len` bytes runs to its end within one call.
 #[inline]
 pub fn fits_one_call(job: &impl Job, input_len: usize) -> bool {
-    let cost = job.cost();
-    !budget::is_sliced(cost.work, input_len.saturating_mul(cost.weight))
+    !budget::is_sliced(job.work(), input_len)
 }
 
 /// Runs a job that fits one call to its end: its result, and the percent
-/// of a timeslice to charge (its calibrated cost). Inlined into the caller:
-/// returned through memory, its result cost a short call a stalled store
-/// forward.
-#[inline(always)]
+/// of a timeslice to charge (`budget::call_percent`).
+#[inline]
 pub fn run_call<J: Job>(
     job: &mut J,
     input: &[u8],
     output: &mut [u8],
 ) -> (Result<usize, DecodeError>, i32) {
     let result = job.run_to_end(input, output, usize::MAX);
-    // Read after the run: a job learns its weight as it goes.
-    let cost = job.cost();
-    let bytes = input.len().saturating_mul(cost.weight);
-    (result, budget::call_percent(cost.work, input.len(), bytes))
+    // Read after the run: a job learns what work it did as it goes.
+    (result, budget::call_percent(job.work(), input.len()))
 }
 
-/// Runs one slice of a job: steps of a fixed amount of work (fewer input
-/// bytes for a job whose bytes weigh more) until about a timeslice has
-/// passed, so that a slice lasts the same on any kernel and codec, and also
-/// when page faults on fresh output memory slow it down. Tests force one
-/// step of a given size per slice instead. Returns the step it ended with
-/// and the percent of a timeslice to charge.
+/// Runs one slice of a job: steps of a fixed amount of estimated work until
+/// a timeslice has passed on the clock, so that a slice lasts the same on
+/// any kernel and codec, and also when page faults on fresh output memory
+/// slow it down. Tests force one step of a given size per slice instead.
+/// Returns the step it ended with and the percent of a timeslice to charge.
 pub fn run_slice<J: Job + ?Sized>(job: &mut J, input: &[u8], output: &mut [u8]) -> (Step, i32) {
-    let forced = budget::forced_slice_bytes();
-    let step_bytes = forced.unwrap_or(budget::STEP_BYTES / job.cost().weight.max(1));
+    let forced = budget::forced_slice_bytes().is_some();
     let started = Instant::now();
     let step = loop {
-        let step = job.step(input, output, step_bytes);
-        if forced.is_some() || step != Step::More || started.elapsed() >= budget::TIMESLICE {
+        let step = job.step(input, output, budget::step_bytes(job.work()));
+        if forced || step != Step::More || started.elapsed() >= budget::TIMESLICE {
             break step;
         }
     };

@@ -13,10 +13,10 @@
 //! decoded; and it strips a `0x` prefix when the output has room for it
 //! only, which ours never has (`prefix_is_a_character` holds it to that).
 
-use crate::budget::{self, Work};
+use crate::budget::Work;
 use crate::error::DecodeError;
-use crate::job::{Buffer, Cost, Job, Step};
-use crate::options::{HexDecodeOptions, HexEncodeOptions, Kind, LetterCase};
+use crate::job::{Buffer, Job, Step};
+use crate::options::{HexDecodeOptions, HexEncodeOptions, LetterCase};
 
 /// Encode: every step whole bytes, written at twice their offset.
 #[derive(Clone, Debug)]
@@ -58,8 +58,8 @@ impl Job for HexEncodeJob {
         Step::after(self.in_pos, input.len(), 2 * input.len())
     }
 
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Encode, budget::weight(Kind::HexEncode))
+    fn work(&self) -> Work {
+        Work::HexEncode
     }
 }
 
@@ -132,8 +132,8 @@ impl Job for HexDecodeJob {
         }
     }
 
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Decode, budget::weight(Kind::HexDecode))
+    fn work(&self) -> Work {
+        Work::HexDecode
     }
 }
 

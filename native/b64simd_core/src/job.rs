@@ -38,20 +38,6 @@ impl From<Result<usize, DecodeError>> for Step {
     }
 }
 
-/// What an input byte of a job costs: `weight` times a byte of plain
-/// `work`, whose speed is calibrated once a VM (`budget`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cost {
-    pub work: Work,
-    pub weight: usize,
-}
-
-impl Cost {
-    pub const fn new(work: Work, weight: usize) -> Cost {
-        Cost { work, weight }
-    }
-}
-
 /// The buffer a job writes into, allocated before its first step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Buffer {
@@ -78,9 +64,10 @@ pub trait Job {
     /// input and `output` the whole output buffer, the same on every step.
     fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step;
 
-    /// What its input bytes cost; a job may find out it costs more once it
-    /// has run (decode, on meeting whitespace).
-    fn cost(&self) -> Cost;
+    /// The kind of work it does, whose rate its charge and slices follow
+    /// (`budget`); a job may find out it does slower work once it has run
+    /// (decode, on meeting whitespace).
+    fn work(&self) -> Work;
 
     /// Steps of `max_input` bytes until the job finishes: the bytes written
     /// or the error.

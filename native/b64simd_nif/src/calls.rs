@@ -1,9 +1,7 @@
 //! The one-shot calls: `encode`, `decode`, `mime_decode` and `is_valid`,
 //! and their Base16 and Base32 counterparts, each the core's job for its
-//! options, run by `run`; their entry points (`entry`); and how the
-//! calibration weighs those beside Base64's (`calibrate`).
+//! options, run by `run`, and their entry points (`entry`).
 
-use crate::calibrate::weighed;
 use crate::entry::entry;
 use crate::run::{failed_at, run, NifJob, Written};
 use crate::term::{decode_options, encode_options, options, RawTerm};
@@ -147,14 +145,3 @@ macro_rules! data_or_verdict {
 }
 
 data_or_verdict!(DecodeJob, HexDecodeJob, Base32DecodeJob);
-
-weighed!(Kind::HexEncode, job: |_| HexEncodeJob::new(HexEncodeOptions::DEFAULT));
-weighed!(Kind::HexDecode, text_of: Kind::HexEncode, job: |_| {
-    HexDecodeJob::new(HexDecodeOptions::DEFAULT)
-});
-weighed!(Kind::Base32Encode, job: |_| {
-    Base32EncodeJob::new(Base32EncodeOptions::DEFAULT)
-});
-weighed!(Kind::Base32Decode, text_of: Kind::Base32Encode, job: |text| {
-    Base32DecodeJob::new(text, Base32DecodeOptions::DEFAULT)
-});

@@ -2,9 +2,7 @@
 //! resolves a NIF library's undefined symbols at load (ELF, 64-bit: Linux,
 //! the BSDs), as rustler 0.39 does. rustler 0.37 makes every erl_nif call
 //! through a table of pointers it fills at load, a measurable part of a
-//! short call (`bench/README.md`), and one its load callback rewrites while
-//! the calibration thread may be making calls (the binary functions here).
-//! Elsewhere these are rustler's.
+//! short call (`bench/README.md`). Elsewhere these are rustler's.
 
 #[cfg(all(unix, not(target_os = "macos"), target_pointer_width = "64"))]
 pub(crate) use direct::{

@@ -26,7 +26,7 @@ macro_rules! nif {
         });
     };
     ($function:ident, $arity:literal, |$env:ident, $args:ident| $body:expr) => {
-        inventory::submit!(rustler::Nif {
+        rustler::codegen_runtime::inventory::submit!(rustler::Nif {
             name: concat!(stringify!($function), "\0")
                 .as_ptr()
                 .cast::<std::ffi::c_char>(),

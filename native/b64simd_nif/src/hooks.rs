@@ -1,12 +1,10 @@
 //! Hooks for the tests and the benchmark, compiled only with the `hooks`
-//! feature: the kernels this CPU runs, the calibrated costs (once the
-//! calibration has ended), the switch that forces tiny slices, the options'
-//! layout, and whole calls on a dirty scheduler for the latency probe's
-//! comparison.
+//! feature: the kernels this CPU runs, the charge table, the switch that
+//! forces tiny slices, the options' layout, and whole calls on a dirty
+//! scheduler for the latency probe's comparison.
 
-use crate::calibrate;
 use crate::term::{decode_options, encode_options, error_term, new_binary, system_limit};
-use b64simd_core::budget::{self, Work};
+use b64simd_core::budget;
 use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::job::Job;
@@ -22,65 +20,28 @@ fn supported_kernels() -> Vec<&'static str> {
     kernel::supported()
 }
 
-/// Forces every sliced job to slices of `bytes` input bytes and every input
-/// above that size to be sliced; 0 restores calibration.
+/// Forces every input above `bytes` to be sliced, a step of `bytes` per
+/// slice; 0 restores the table's slicing.
 #[rustler::nif]
 fn set_slice_bytes(bytes: usize) -> Atom {
     budget::force_slice_bytes(bytes);
     rustler::types::atom::ok()
 }
 
-/// Waits until the calibration started at load has ended, so that what
-/// follows (a test of charges, a benchmark) meets the calibrated figures.
-#[rustler::nif(schedule = "DirtyCpu")]
-fn calibrated() -> Atom {
-    calibrate::wait();
-    rustler::types::atom::ok()
-}
-
-/// Calibrated input bytes per timeslice, `{Encode, Decode}`.
-#[rustler::nif(schedule = "DirtyCpu")]
-fn slice_bytes() -> (usize, usize) {
-    calibrate::wait();
-    (
-        budget::slice_bytes(Work::Encode),
-        budget::slice_bytes(Work::Decode),
-    )
-}
-
-/// The calibrated cost of a call that fits one call,
-/// `{{EncodeFixedNs, EncodePsPerByte, EncodeBigPsPerByte}, {DecodeFixedNs,
-/// DecodePsPerByte, DecodeBigPsPerByte}, WhitespaceFactor}`.
-#[rustler::nif(schedule = "DirtyCpu")]
-fn call_cost() -> ((usize, usize, usize), (usize, usize, usize), usize) {
-    calibrate::wait();
-    (
-        budget::call_cost_of(Work::Encode),
-        budget::call_cost_of(Work::Decode),
-        budget::whitespace_factor(),
-    )
-}
-
-/// Sets the big-call rates, picoseconds per byte to encode and to decode.
-#[rustler::nif(schedule = "DirtyCpu")]
-fn set_big_call_rate(encode_ps: usize, decode_ps: usize) -> Atom {
-    calibrate::wait();
-    budget::set_big_call_rate(Work::Encode, encode_ps);
-    budget::set_big_call_rate(Work::Decode, decode_ps);
-    rustler::types::atom::ok()
-}
-
-/// Each calibrated weight, of the kinds beside Base64's, against Base64's
-/// work of its kind: `#{hex_encode => W, hex_decode => W, base32_encode =>
-/// W, base32_decode => W}`.
-#[rustler::nif(schedule = "DirtyCpu")]
-fn weights(env: Env) -> NifResult<HashMap<Atom, usize>> {
-    calibrate::wait();
-    Kind::ALL
+/// The charge table as this process reads it: `{TimesliceNs, UnchargedNs,
+/// #{Work => PsPerByte}}`, each kind of work's rate on the class of kernel
+/// it runs on here.
+#[rustler::nif]
+fn charges(env: Env) -> NifResult<(u64, u64, HashMap<Atom, u64>)> {
+    let rates = budget::ALL_WORK
         .into_iter()
-        .filter_map(|kind| Some((kind.name(), budget::calibrated_weight(kind)?)))
-        .map(|(name, weight)| Ok((Atom::from_str(env, name)?, weight)))
-        .collect()
+        .map(|work| Ok((Atom::from_str(env, work.name())?, budget::ps_per_byte(work))))
+        .collect::<NifResult<_>>()?;
+    Ok((
+        budget::TIMESLICE.as_nanos() as u64,
+        budget::UNCHARGED_NS,
+        rates,
+    ))
 }
 
 /// The options each kind of call takes and each value's flag bits

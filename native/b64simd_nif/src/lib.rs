@@ -3,16 +3,13 @@
 //! what a call is charged are the core's.
 //!
 //! - `calls`: the one-shot calls, each with its entry points (made as
-//!   `entry` says) and, beside Base64's, its weighing (`calibrate`);
-//!   `stream`: the streams' calls, with theirs;
+//!   `entry` says); `stream`: the streams' calls, with theirs;
 //! - `run`: a job run within one call or a slice at a time;
 //! - `term`: binaries, errors, options; `atoms`: the atoms they use;
 //!   `enif`: the erl_nif calls of short calls, linked directly;
-//! - `calibrate`: the kernel's speed, measured in the background from load;
-//!   `hooks`: test and benchmark hooks (cargo feature `hooks` only).
+//! - `hooks`: test and benchmark hooks (cargo feature `hooks` only).
 
 mod atoms;
-mod calibrate;
 mod calls;
 mod enif;
 mod entry;
@@ -54,10 +51,7 @@ fn encoders() -> (&'static str, &'static str, usize) {
 /// outlive the load it explains.
 fn load(env: Env, tag: Term) -> bool {
     match refusal(env) {
-        None => {
-            calibrate::start();
-            true
-        }
+        None => true,
         Some(reason) => {
             // A failed send leaves b64simd_nif:load/0 the load's own text.
             let _ = env.send(&env.pid(), (tag, reason));

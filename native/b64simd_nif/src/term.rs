@@ -39,11 +39,9 @@ pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [u
     }
 }
 
-/// A binary allocated for a result (or the calibration's output), through
-/// erl_nif's own functions where the library links them (`enif`), and
-/// released on drop unless it became a term: rustler's table of them is
-/// rewritten by every load of the module, which may come while the
-/// calibration thread runs. Allocated in place (`allocate`), as the hot
+/// A binary allocated for a result, through erl_nif's own functions where
+/// the library links them (`enif`), and released on drop unless it became
+/// a term. Allocated in place (`allocate`), as the hot
 /// calls' output is: moved after erl_nif had filled it in, it was copied
 /// in pieces that stalled store forwarding, a noticeable share of a call.
 pub(crate) struct ErtsBinary(ErlNifBinary);

@@ -23,7 +23,7 @@
 use super::DecodeJob;
 use crate::budget::Work;
 use crate::error::DecodeError;
-use crate::job::{Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Job, Step};
 use crate::lengths;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::rules::{class_table_for, is_sextet_class, sextet};
@@ -31,13 +31,6 @@ use crate::scalar;
 use crate::scratch::with_scratch;
 use crate::simd::decode_loose;
 use simdutf::ErrorCode;
-
-/// How many times longer than plain decode `mime_decode` takes, at most:
-/// the fast path on a MIME body runs at a fraction of simdutf's speed on
-/// unbroken text, the byte-by-byte filter at a smaller fraction still. The
-/// job weighs as much as the filter, since which path will run is not
-/// known ahead.
-const FILTER_COST: usize = 16;
 
 /// Alphabet characters filtered per block: the scratch buffer stays in L1.
 const BLOCK: usize = 16 * 1024;
@@ -149,8 +142,12 @@ impl Job for MimeJob {
         self.filter_step(input, output, max_input)
     }
 
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Decode, FILTER_COST)
+    /// Text with line breaks until it is filtered: MIME bodies have them.
+    fn work(&self) -> Work {
+        match self.filter {
+            Some(_) => Work::MimeFiltered,
+            None => Work::DecodeSpaced,
+        }
     }
 }
 

@@ -23,9 +23,9 @@ pub mod lines;
 pub mod mime;
 pub mod short;
 
-use crate::budget::{self, Work};
+use crate::budget::Work;
 use crate::error::DecodeError;
-use crate::job::{Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Job, Step};
 use crate::lengths;
 use crate::options::DecodeOptions;
 use crate::rules::{self, check_final_quantum, check_skipped_bytes, sextet};
@@ -91,9 +91,9 @@ pub struct DecodeJob {
     decoded: usize,
     /// The output buffer is scratch: every window is written at its start.
     discard: bool,
-    /// What an input byte costs, as plain decode bytes: more once the input
-    /// turns out to hold whitespace.
-    weight: usize,
+    /// The work it does: slower once the input turns out to hold
+    /// whitespace.
+    work: Work,
 }
 
 impl DecodeJob {
@@ -109,7 +109,7 @@ impl DecodeJob {
             in_pos: start,
             decoded: 0,
             discard: false,
-            weight: 1,
+            work: Work::Decode,
         }
     }
 
@@ -147,7 +147,7 @@ impl DecodeJob {
             in_pos,
             decoded,
             discard: false,
-            weight: 1,
+            work: Work::Decode,
         }
     }
 
@@ -192,7 +192,7 @@ impl DecodeJob {
     /// costs more to decode than its length says.
     fn done(&mut self, written: usize) -> Step {
         if written < self.bound {
-            self.weight = budget::whitespace_factor();
+            self.work = Work::DecodeSpaced;
         }
         Step::Done(if self.discard { 0 } else { written })
     }
@@ -459,8 +459,8 @@ impl Job for DecodeJob {
         self.stages(input, output, max_input)
     }
 
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Decode, self.weight)
+    fn work(&self) -> Work {
+        self.work
     }
 }
 
@@ -551,7 +551,7 @@ mod tests {
         /// What holds between any two steps of a job that goes on, whatever
         /// made it: its reading stays within the input it was made for, what
         /// it has decoded within the buffer it asked for (a write past it
-        /// would panic), its stages only go forward, its weight only grows,
+        /// would panic), its stages only go forward, its work only slows,
         /// and its ending, options and end never change.
         fn assert_invariants(&self, input: &[u8], first: &DecodeJob, before: &DecodeJob) {
             assert!(
@@ -563,7 +563,10 @@ mod tests {
                 self.stage.rank() >= before.stage.rank(),
                 "{self:?} after {before:?}"
             );
-            assert!(self.weight >= before.weight, "{self:?} after {before:?}");
+            assert!(
+                before.work == Work::Decode || self.work == before.work,
+                "{self:?} after {before:?}"
+            );
             assert_eq!(
                 (self.ending, self.opts, self.end, self.bound, self.discard),
                 (

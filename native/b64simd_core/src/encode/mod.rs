@@ -6,7 +6,7 @@ pub mod wrap;
 
 use crate::budget::Work;
 use crate::encoder::encode_piece;
-use crate::job::{Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Job, Step};
 use crate::lengths::encoded_len;
 use crate::options::EncodeOptions;
 
@@ -78,8 +78,8 @@ impl Job for EncodeJob {
         Step::after(self.in_pos, input.len(), self.out_pos)
     }
 
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Encode, 1)
+    fn work(&self) -> Work {
+        Work::Encode
     }
 }
 

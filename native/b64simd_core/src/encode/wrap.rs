@@ -13,7 +13,7 @@
 use super::step_len;
 use crate::budget::Work;
 use crate::encoder::{self, encode_piece, Encoder};
-use crate::job::{Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::scratch::with_scratch;
@@ -184,12 +184,8 @@ impl Job for WrapJob {
         Step::after(self.in_pos, input.len(), self.out_pos)
     }
 
-    /// Wrapping's weight: how many times longer than plain encode it takes,
-    /// at most: 4 with blocks and copies, 2 with a line encoder. That of
-    /// calls under `BIG_CALL` (`call_len` 0): big calls have a line encoder
-    /// wherever these do.
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Encode, whole_lines(self.lines, 0).map_or(4, |_| 2))
+    fn work(&self) -> Work {
+        Work::EncodeLines
     }
 }
 

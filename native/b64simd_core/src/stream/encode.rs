@@ -4,10 +4,11 @@
 //! options' flags and the column the last line ended at (8 bytes each,
 //! little-endian), then the input bytes of an incomplete group (at most 2).
 
+use crate::budget::Work;
 use crate::encode::wrap::WrapJob;
 use crate::encode::EncodeJob;
 use crate::encoder::encode_piece;
-use crate::job::{Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, Lines};
 
@@ -194,10 +195,10 @@ impl Job for EncodePiece {
         }
     }
 
-    fn cost(&self) -> Cost {
+    fn work(&self) -> Work {
         match self.stream.lines {
-            None => EncodeJob::new(self.stream.opts).cost(),
-            Some(lines) => WrapJob::new(self.stream.opts, lines).cost(),
+            None => Work::Encode,
+            Some(_) => Work::EncodeLines,
         }
     }
 }

@@ -11,9 +11,9 @@ mod joined;
 
 pub use carry::Carry;
 
-use crate::budget::{self, Work};
+use crate::budget::Work;
 use crate::decode::DecodeJob;
-use crate::job::{Buffer, Cost, Job, Step};
+use crate::job::{Buffer, Job, Step};
 use crate::lengths::maximal_decoded_len;
 use crate::options::DecodeOptions;
 use in_place::Start;
@@ -27,7 +27,7 @@ pub struct DecodePiece {
     carry: Carry,
     piece_len: usize,
     phase: Phase,
-    weight: usize,
+    work: Work,
     /// Once failed: the byte at the error.
     error_byte: Option<u8>,
 }
@@ -51,7 +51,7 @@ impl DecodePiece {
             carry: *carry,
             piece_len: piece.len(),
             phase: Phase::Begin,
-            weight: 1,
+            work: Work::Decode,
             error_byte: None,
         }
     }
@@ -85,7 +85,7 @@ impl DecodePiece {
     /// it is too long to.
     fn in_place_done(&mut self, piece: &[u8], written: usize, consumed: usize) -> Step {
         if written != consumed / 4 * 3 {
-            self.weight = budget::whitespace_factor();
+            self.work = Work::DecodeSpaced;
         }
         let carry_len = self.carry.bytes().len();
         match in_place::left_over(carry_len, self.piece_len, consumed) {
@@ -150,8 +150,8 @@ impl Job for DecodePiece {
         }
     }
 
-    fn cost(&self) -> Cost {
-        Cost::new(Work::Decode, self.weight)
+    fn work(&self) -> Work {
+        self.work
     }
 }
 
@@ -208,8 +208,8 @@ impl Job for DecodeEnd {
         }
     }
 
-    fn cost(&self) -> Cost {
-        self.decode.cost()
+    fn work(&self) -> Work {
+        self.decode.work()
     }
 }
 
