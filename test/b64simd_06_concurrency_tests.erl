@@ -67,3 +67,44 @@ size_for(1) -> rand:uniform(100);
 size_for(2) -> rand:uniform(64 * 1024);
 size_for(3) -> 256 * 1024 + rand:uniform(1024 * 1024);
 size_for(4) -> 2 * 1024 * 1024 + rand:uniform(4 * 1024 * 1024).
+
+%% A job continued by a second process while a slice of it runs elsewhere
+%% is refused at once with `badarg': the second caller never waits for the
+%% first's slice (here all the rest of the job in one forced step, some
+%% milliseconds), and the first gets the exact result.
+continued_twice_at_once_test_() ->
+    case erlang:system_info(schedulers_online) of
+        1 -> b64simd_test_env:skip(continued_twice_at_once, "needs two schedulers");
+        _ -> {timeout, 60, fun continued_twice_at_once/0}
+    end.
+
+continued_twice_at_once() ->
+    Data = binary:copy(<<"0123456789ab">>, 4 bsl 20),
+    ok = b64simd_nif:set_slice_bytes(1 bsl 20),
+    try
+        {continue, Job} = b64simd_nif:encode(Data, 4),
+        ok = b64simd_nif:set_slice_bytes(1 bsl 30),
+        Parent = self(),
+        %% One caller on each scheduler (spawn_opt's `scheduler' option,
+        %% which erts's own suites use), so that both run at once.
+        Caller = fun(Scheduler, Delay) ->
+                         spawn_opt(fun() ->
+                                           receive go -> ok end,
+                                           timer:sleep(Delay),
+                                           Result = (catch b64simd_nif:continue(Job)),
+                                           Parent ! {self(), Result, erlang:monotonic_time()}
+                                   end, [link, {scheduler, Scheduler}])
+                 end,
+        First = Caller(1, 0),
+        Second = Caller(2, 1),
+        [Pid ! go || Pid <- [First, Second]],
+        {Result, Ended} = receive {First, R, E} -> {R, E} end,
+        receive
+            {Second, Refused, RefusedAt} ->
+                ?assertMatch({'EXIT', {badarg, _}}, Refused),
+                ?assert(RefusedAt < Ended, "the second caller waited for the first's slice")
+        end,
+        ?assertEqual(base64:encode(Data), Result)
+    after
+        b64simd_nif:set_slice_bytes(0)
+    end.
