@@ -29,6 +29,7 @@ use b64simd_core::decode::short;
 use b64simd_core::kernel;
 use b64simd_core::lengths::encoded_len;
 use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions};
+use b64simd_core::output::as_output;
 use b64simd_core::simd::decode_loose;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::time::{Duration, Instant};
@@ -227,21 +228,27 @@ fn main() {
     let opts = EncodeOptions::DEFAULT;
     let mut encoders: Vec<(String, Kernel)> = vec![(
         format!("simdutf {simdutf_kernel}"),
-        Box::new(move |input, out| b64simd_core::simd::simdutf_encode_into(input, opts, out)),
+        Box::new(move |input, out| {
+            b64simd_core::simd::simdutf_encode_into(input, opts, as_output(out))
+        }),
     )];
     if avx2::available() {
         encoders.push((
             "ours avx2".into(),
-            Box::new(move |input, out| avx2::avx2_encode_into(input, opts, out, Stores::Cached)),
+            Box::new(move |input, out| {
+                avx2::avx2_encode_into(input, opts, as_output(out), Stores::Cached)
+            }),
         ));
         encoders.push((
             "ours avx2 streaming".into(),
-            Box::new(move |input, out| avx2::avx2_encode_into(input, opts, out, Stores::Streaming)),
+            Box::new(move |input, out| {
+                avx2::avx2_encode_into(input, opts, as_output(out), Stores::Streaming)
+            }),
         ));
     }
     let mut decoders: Vec<(String, Kernel)> = vec![(
         format!("simdutf {simdutf_kernel}"),
-        Box::new(|input, out| decode_loose(input, Alphabet::Standard, out).count),
+        Box::new(|input, out| decode_loose(input, Alphabet::Standard, as_output(out)).count),
     )];
     if let Some(library) = &aklomp_library {
         for (name, flags) in [
@@ -276,7 +283,7 @@ fn main() {
             let input = &plain[..size];
             let text_len = encoded_len(size, true).expect("small");
             let mut text = vec![0u8; text_len];
-            b64simd_core::simd::simdutf_encode_into(input, opts, &mut text);
+            b64simd_core::simd::simdutf_encode_into(input, opts, as_output(&mut text));
             let check = |call: &Kernel, name: &str| {
                 let mut out = vec![0u8; text_len];
                 assert_eq!(call(input, &mut out), text_len, "{name} encode length");
@@ -314,17 +321,19 @@ fn main() {
     let encoder = b64simd_core::encoder::active().calls.name();
     short_decoders.push((
         format!("first stage ({encoder} calls)"),
-        Box::new(|input, out| short::decode(input, DecodeOptions::DEFAULT, out).unwrap_or(0)),
+        Box::new(|input, out| {
+            short::decode(input, DecodeOptions::DEFAULT, as_output(out)).unwrap_or(0)
+        }),
     ));
     let rounds = avx2::available().then(|| {
         let call: Kernel = Box::new(|input, out| {
-            avx2_decode::decode_units(input, Alphabet::Standard, out).unwrap_or(0)
+            avx2_decode::decode_units(input, Alphabet::Standard, as_output(out)).unwrap_or(0)
         });
         ("ours avx2 rounds".to_string(), call)
     });
     for &size in &SHORT_SIZES {
         let mut text = vec![0u8; encoded_len(size, true).expect("small")];
-        b64simd_core::simd::simdutf_encode_into(&plain[..size], opts, &mut text);
+        b64simd_core::simd::simdutf_encode_into(&plain[..size], opts, as_output(&mut text));
         // The rounds alone take whole 16-character units only.
         let short_decoders: Vec<&(String, Kernel)> = short_decoders
             .iter()

@@ -21,6 +21,8 @@
 
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{Alphabet, EncodeOptions, LineBreak, Lines};
+use crate::output::put;
+use std::mem::MaybeUninit;
 #[cfg(target_arch = "x86_64")]
 use std::{arch::x86_64::*, hint::black_box};
 
@@ -98,7 +100,7 @@ pub enum Stores {
 pub fn avx2_encode_into(
     input: &[u8],
     opts: EncodeOptions,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     stores: Stores,
 ) -> usize {
     assert_eq!(
@@ -124,7 +126,11 @@ pub fn avx2_encode_into(
 ///
 /// The CPU must have AVX2.
 #[inline(never)]
-unsafe fn encode_streaming(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+unsafe fn encode_streaming(
+    input: &[u8],
+    opts: EncodeOptions,
+    output: &mut [MaybeUninit<u8>],
+) -> usize {
     let misalignment = output.as_ptr() as usize % 32;
     if misalignment % 4 != 0 {
         // SAFETY: the CPU has AVX2 (this function's contract); cached stores
@@ -153,7 +159,7 @@ unsafe fn encode_streaming(input: &[u8], opts: EncodeOptions, output: &mut [u8])
 unsafe fn encode_checked<const STREAMING: bool>(
     input: &[u8],
     opts: EncodeOptions,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
 ) -> usize {
     // SAFETY: this function's contract is `rounds`'s.
     let (read, written) = unsafe { rounds::<STREAMING>(input, output, opts) };
@@ -186,7 +192,7 @@ pub fn avx2_encode_lines_into(
     input: &[u8],
     opts: EncodeOptions,
     lines: Lines,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
 ) -> usize {
     assert!(takes_lines(lines), "lines of whole rounds");
     let line_input = lines.length / 4 * 3;
@@ -224,7 +230,7 @@ pub fn avx2_encode_lines_into(
         );
         read += piece.len();
         if read < input.len() {
-            output[written..written + line_break.len()].copy_from_slice(line_break);
+            put(&mut output[written..written + line_break.len()], line_break);
             written += line_break.len();
         }
     }
@@ -237,7 +243,7 @@ pub fn avx2_encode_lines_into(
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn line_rounds<const LENGTH: usize>(
     _input: &[u8],
-    _output: &mut [u8],
+    _output: &mut [MaybeUninit<u8>],
     _opts: EncodeOptions,
     _line_break: LineBreak,
 ) -> (usize, usize) {
@@ -264,7 +270,7 @@ unsafe fn line_rounds<const LENGTH: usize>(
 #[target_feature(enable = "avx2")]
 unsafe fn line_rounds<const LENGTH: usize>(
     input: &[u8],
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     opts: EncodeOptions,
     line_break: LineBreak,
 ) -> (usize, usize) {
@@ -294,7 +300,7 @@ unsafe fn line_rounds<const LENGTH: usize>(
     // Taken after the pairs' borrow of `output` has ended, so that no
     // pointer from before it is written through after it.
     let src = input.as_ptr();
-    let dst = output.as_mut_ptr();
+    let dst = output.as_mut_ptr().cast::<u8>();
     // The character offsets of a line's rounds, multiples of 4.
     let last = length - 32;
     for line in done..count {
@@ -372,7 +378,7 @@ unsafe fn write_break(at: *mut u8, crlf: bool) {
 #[target_feature(enable = "avx2")]
 unsafe fn pairs_of_lines(
     input: &[u8],
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     constants: &Constants,
     multipliers: Multipliers,
     crlf: bool,
@@ -392,7 +398,7 @@ unsafe fn pairs_of_lines(
     // SAFETY: the CPU has AVX2 (this function's contract).
     let (breaks, break_bytes) = unsafe { line_breaks(crlf) };
     let src = input.as_ptr();
-    let dst = output.as_mut_ptr();
+    let dst = output.as_mut_ptr().cast::<u8>();
     for pair in 0..pairs {
         // Opaque once a pair: its rounds are one block of code.
         let multipliers = black_box(multipliers);
@@ -473,19 +479,22 @@ unsafe fn line_breaks(crlf: bool) -> (__m256i, __m256i) {
 /// the rounds are held to: it encodes what the rounds leave (an input under
 /// 16 bytes, a group between the rounds, the bytes after the whole groups
 /// and the padding). `output` is exactly the encoding of `input`.
-fn encode_tail(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+fn encode_tail(input: &[u8], opts: EncodeOptions, output: &mut [MaybeUninit<u8>]) -> usize {
     let characters = characters(opts.alphabet);
     let char_of = |value: u32| characters[(value & 63) as usize];
     let mut groups = input.chunks_exact(3);
     let mut quads = output.chunks_exact_mut(4);
     for (group, quad) in groups.by_ref().zip(quads.by_ref()) {
         let bits = u32::from(group[0]) << 16 | u32::from(group[1]) << 8 | u32::from(group[2]);
-        quad.copy_from_slice(&[
-            char_of(bits >> 18),
-            char_of(bits >> 12),
-            char_of(bits >> 6),
-            char_of(bits),
-        ]);
+        put(
+            quad,
+            &[
+                char_of(bits >> 18),
+                char_of(bits >> 12),
+                char_of(bits >> 6),
+                char_of(bits),
+            ],
+        );
     }
     let written = input.len() / 3 * 4;
     written + encode_partial(groups.remainder(), opts, &mut output[written..])
@@ -497,7 +506,7 @@ fn encode_tail(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
 /// do for every input of 16 bytes and more: called, it was a noticeable
 /// part of a short encode.
 #[inline(always)]
-fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [MaybeUninit<u8>]) -> usize {
     let characters = characters(opts.alphabet);
     let char_of = |value: u32| characters[(value & 63) as usize];
     let (bits, chars) = match *rest {
@@ -512,9 +521,9 @@ fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize 
     // call to `memcpy`.
     let len = if opts.padding { 4 } else { chars };
     match len {
-        4 => output[..4].copy_from_slice(&quad),
-        3 => output[..3].copy_from_slice(&quad[..3]),
-        _ => output[..2].copy_from_slice(&quad[..2]),
+        4 => put(&mut output[..4], &quad),
+        3 => put(&mut output[..3], &quad[..3]),
+        _ => put(&mut output[..2], &quad[..2]),
     }
     len
 }
@@ -525,7 +534,7 @@ fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize 
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn rounds<const STREAMING: bool>(
     _input: &[u8],
-    _output: &mut [u8],
+    _output: &mut [MaybeUninit<u8>],
     _opts: EncodeOptions,
 ) -> (usize, usize) {
     unreachable!("`available` is false off x86-64")
@@ -544,7 +553,7 @@ unsafe fn rounds<const STREAMING: bool>(
 #[target_feature(enable = "avx2")]
 unsafe fn rounds<const STREAMING: bool>(
     input: &[u8],
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     opts: EncodeOptions,
 ) -> (usize, usize) {
     // Round r reads input[24r - 4 .. 24r + 28]; round 0, with nothing before
@@ -563,7 +572,7 @@ unsafe fn rounds<const STREAMING: bool>(
     // the whole groups, as 24 rounds <= len - 4 < whole and whole >= 30.
     assert!(whole / 3 * 4 <= output.len());
     let src = input.as_ptr();
-    let dst = output.as_mut_ptr();
+    let dst = output.as_mut_ptr().cast::<u8>();
     // SAFETY: the CPU has AVX2 (this function's contract). Round 0 reads
     // input[0..32], within the input since it has at least 32 bytes, and
     // writes output[0..32], within it by the assert above; when
@@ -651,7 +660,11 @@ unsafe fn rounds<const STREAMING: bool>(
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn half_rounds(input: &[u8], output: &mut [u8], opts: EncodeOptions) -> (usize, usize) {
+unsafe fn half_rounds(
+    input: &[u8],
+    output: &mut [MaybeUninit<u8>],
+    opts: EncodeOptions,
+) -> (usize, usize) {
     let len = input.len();
     if len < 16 {
         return (0, 0);
@@ -659,7 +672,7 @@ unsafe fn half_rounds(input: &[u8], output: &mut [u8], opts: EncodeOptions) -> (
     let whole = len / 3 * 3;
     assert!(whole / 3 * 4 <= output.len());
     let src = input.as_ptr();
-    let dst = output.as_mut_ptr();
+    let dst = output.as_mut_ptr().cast::<u8>();
     // SAFETY: the CPU has AVX2 (this function's contract). The first round
     // reads input[0..16], the second (when whole > 24, so len >= 27)
     // input[8..24], the last input[len - 16 .. len], all within the input
@@ -861,12 +874,13 @@ impl Constants {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::as_output;
     use crate::test_support::{on_avx2, Rng};
 
     fn encode_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
         assert_eq!(
-            avx2_encode_into(input, opts, &mut out, Stores::Cached),
+            avx2_encode_into(input, opts, as_output(&mut out), Stores::Cached),
             out.len()
         );
         out
@@ -875,7 +889,7 @@ mod tests {
     fn simdutf_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
         assert_eq!(
-            crate::simd::simdutf_encode_into(input, opts, &mut out),
+            crate::simd::simdutf_encode_into(input, opts, as_output(&mut out)),
             out.len()
         );
         out
@@ -884,7 +898,7 @@ mod tests {
     /// The reference: `encode_tail`, the plain definition, over all of it.
     fn reference_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
-        assert_eq!(encode_tail(input, opts, &mut out), out.len());
+        assert_eq!(encode_tail(input, opts, as_output(&mut out)), out.len());
         out
     }
 
@@ -986,7 +1000,7 @@ mod tests {
                             let guard = rng.next() as u8;
                             out.fill(guard);
                             let target = &mut out[out_at..out_at + want.len()];
-                            avx2_encode_into(input, options, target, stores);
+                            avx2_encode_into(input, options, as_output(target), stores);
                             let at =
                                 format!("len {len} at {in_at}/{out_at} {options:?} {stores:?}");
                             assert_eq!(target, &want[..], "{at}");
@@ -1019,7 +1033,7 @@ mod tests {
                 let want = simdutf_to_vec(input, options);
                 for stores in BOTH_STORES {
                     let mut out = vec![0u8; want.len()];
-                    avx2_encode_into(input, options, &mut out, stores);
+                    avx2_encode_into(input, options, as_output(&mut out), stores);
                     assert!(out == want, "len {len} at {at} {options:?} {stores:?}");
                 }
             }
@@ -1082,7 +1096,7 @@ mod tests {
                 let target = &mut out[out_at..out_at + wrapped];
                 let label = format!("len {len} {lines:?} {:?} at {in_at}/{out_at}", options[o]);
                 assert_eq!(
-                    avx2_encode_lines_into(input, options[o], lines, target),
+                    avx2_encode_lines_into(input, options[o], lines, as_output(target)),
                     wrapped,
                     "{label}"
                 );
@@ -1147,7 +1161,12 @@ mod tests {
             let known = upper_state_in_use() == Some(false);
             let input = [0x5Au8; 100];
             let mut out = [0u8; 136];
-            avx2_encode_into(&input, EncodeOptions::DEFAULT, &mut out, Stores::Cached);
+            avx2_encode_into(
+                &input,
+                EncodeOptions::DEFAULT,
+                as_output(&mut out),
+                Stores::Cached,
+            );
             if known {
                 assert_eq!(upper_state_in_use(), Some(false));
             } else {

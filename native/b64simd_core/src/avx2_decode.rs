@@ -26,6 +26,7 @@
 use crate::options::Alphabet;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+use std::mem::MaybeUninit;
 
 /// Decodes `input[..input.len() / 16 * 16]` (whole 16-character units; the
 /// rest is the caller's) into the start of `output`, if every byte there
@@ -34,7 +35,11 @@ use std::arch::x86_64::*;
 /// Panics if `output` is shorter than that, or on a CPU without AVX2
 /// (`avx2::available`).
 #[inline]
-pub fn decode_units(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> Option<usize> {
+pub fn decode_units(
+    input: &[u8],
+    alphabet: Alphabet,
+    output: &mut [MaybeUninit<u8>],
+) -> Option<usize> {
     let units = input.len() / 16 * 16;
     assert!(output.len() >= units / 4 * 3, "room for the units' bytes");
     assert!(
@@ -53,7 +58,7 @@ pub fn decode_units(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> Opti
 ///
 /// Never called: `avx2::available` is false off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn rounds(_input: &[u8], _alphabet: Alphabet, _output: &mut [u8]) -> bool {
+unsafe fn rounds(_input: &[u8], _alphabet: Alphabet, _output: &mut [MaybeUninit<u8>]) -> bool {
     unreachable!("`avx2::available` is false off x86-64")
 }
 
@@ -70,13 +75,13 @@ unsafe fn rounds(_input: &[u8], _alphabet: Alphabet, _output: &mut [u8]) -> bool
 /// characters of `input`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> bool {
+unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>]) -> bool {
     debug_assert!(input.len() % 16 == 0 && output.len() >= input.len() / 4 * 3);
     // SAFETY: the CPU has AVX2 (this function's contract).
     let lookups = unsafe { Lookups::new(alphabet) };
     let room = output.len();
     let src = input.as_ptr();
-    let dst = output.as_mut_ptr();
+    let dst = output.as_mut_ptr().cast::<u8>();
     let (mut read, mut written) = (0, 0);
     while read + 32 <= input.len() {
         // SAFETY: the CPU has AVX2 (this function's contract). The round
@@ -287,6 +292,7 @@ mod tests {
     use super::*;
     use crate::avx2::Rounds;
     use crate::options::{DecodeOptions, EncodeOptions};
+    use crate::output::as_output;
     use crate::rules::{class_table_for, is_sextet_class};
     use crate::test_support::{encode_to_vec, on_avx2, scalar_decode_to_vec, Rng};
 
@@ -334,7 +340,7 @@ mod tests {
 
     fn units_to_vec(input: &[u8], alphabet: Alphabet) -> Option<Vec<u8>> {
         let mut out = vec![0u8; input.len() / 16 * 16 / 4 * 3];
-        let written = decode_units(input, alphabet, &mut out)?;
+        let written = decode_units(input, alphabet, as_output(&mut out))?;
         assert_eq!(written, out.len());
         Some(out)
     }
@@ -396,7 +402,7 @@ mod tests {
                             out.fill(guard);
                             let target = &mut out[out_at..out_at + want.len()];
                             let input = &source[in_at..in_at + len];
-                            let written = decode_units(input, alphabet, target);
+                            let written = decode_units(input, alphabet, as_output(target));
                             let label = format!("len {len} at {in_at}/{out_at} {alphabet:?}");
                             assert_eq!(written, Some(want.len()), "{label}");
                             assert_eq!(target, &want[..], "{label}");
@@ -429,7 +435,7 @@ mod tests {
             unsafe { std::arch::x86_64::_mm256_zeroupper() };
             let known = upper_state_in_use() == Some(false);
             let mut out = [0u8; 72];
-            let written = decode_units(&[b'A'; 96], Alphabet::Standard, &mut out);
+            let written = decode_units(&[b'A'; 96], Alphabet::Standard, as_output(&mut out));
             assert_eq!(written, Some(72));
             if known {
                 assert_eq!(upper_state_in_use(), Some(false));

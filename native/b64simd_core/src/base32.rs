@@ -24,7 +24,9 @@ use crate::encode::step_len;
 use crate::error::DecodeError;
 use crate::job::{Buffer, Job, Step};
 use crate::options::{Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, LetterCase};
+use crate::output::{put, zeroed};
 use data_encoding::{Encoding, Specification};
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 const STANDARD: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -124,26 +126,26 @@ fn pairs(opts: Base32EncodeOptions) -> &'static PairTable {
 
 /// The 8 characters of a 5-byte group.
 #[inline(always)]
-fn encode_group(pairs: &PairTable, group: &[u8], chars: &mut [u8]) {
+fn group_chars(pairs: &PairTable, group: &[u8]) -> [u8; GROUP_CHARS] {
     let bits = u64::from_be_bytes([0, 0, 0, group[0], group[1], group[2], group[3], group[4]]);
     let pair = |shift: u32| u64::from(pairs[(bits >> shift) as usize & 1023]);
     let word = pair(30) | pair(20) << 16 | pair(10) << 32 | pair(0) << 48;
-    chars.copy_from_slice(&word.to_le_bytes());
+    word.to_le_bytes()
 }
 
 /// Whole groups: `input` a multiple of 5 bytes, `output` of 8 characters.
 #[inline(always)]
-fn encode_groups(pairs: &PairTable, input: &[u8], output: &mut [u8]) {
+fn encode_groups(pairs: &PairTable, input: &[u8], output: &mut [MaybeUninit<u8>]) {
     let groups = input.chunks_exact(GROUP_BYTES);
     for (group, chars) in groups.zip(output.chunks_exact_mut(GROUP_CHARS)) {
-        encode_group(pairs, group, chars);
+        put(chars, &group_chars(pairs, group));
     }
 }
 
 /// Encodes `input` into `output`, `encoded_len(input.len(), false)` bytes:
 /// whole groups, three at a time (whose lookups the CPU then overlaps), then
 /// what a partial group's bits fill, unpadded.
-fn encode_unpadded(pairs: &PairTable, input: &[u8], output: &mut [u8]) {
+fn encode_unpadded(pairs: &PairTable, input: &[u8], output: &mut [MaybeUninit<u8>]) {
     const BLOCK: usize = 3;
     let whole = input.len() / GROUP_BYTES;
     let blocks = whole / BLOCK * BLOCK;
@@ -158,10 +160,9 @@ fn encode_unpadded(pairs: &PairTable, input: &[u8], output: &mut [u8]) {
     let (singles_out, rest_chars) = output.split_at_mut(singles / GROUP_BYTES * GROUP_CHARS);
     encode_groups(pairs, singles_in, singles_out);
     if !rest.is_empty() {
-        let (mut group, mut chars) = ([0u8; GROUP_BYTES], [0u8; GROUP_CHARS]);
+        let mut group = [0u8; GROUP_BYTES];
         group[..rest.len()].copy_from_slice(rest);
-        encode_group(pairs, &group, &mut chars);
-        rest_chars.copy_from_slice(&chars[..rest_chars.len()]);
+        put(rest_chars, &group_chars(pairs, &group)[..rest_chars.len()]);
     }
 }
 
@@ -189,7 +190,7 @@ impl Job for Base32EncodeJob {
         encoded_len(input.len(), self.opts.padding).map(Buffer::Data)
     }
 
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let take = step_len(input.len() - self.in_pos, max_input, GROUP_BYTES);
         let piece = &input[self.in_pos..self.in_pos + take];
         let len = encoded_len(take, false).expect("a piece's text fits the output");
@@ -204,7 +205,7 @@ impl Job for Base32EncodeJob {
             return Step::More;
         }
         // The padding: `output` is exactly as long as the padded text.
-        output[self.out_pos..].fill(b'=');
+        output[self.out_pos..].fill(MaybeUninit::new(b'='));
         Step::Done(output.len())
     }
 
@@ -259,18 +260,24 @@ impl Base32DecodeJob {
     }
 
     /// Where this step's bytes go, `len` of them.
-    fn target<'o>(&self, output: &'o mut [u8], len: usize) -> &'o mut [u8] {
+    /// Zeroed: data-encoding writes only initialised memory.
+    fn target<'o>(&self, output: &'o mut [MaybeUninit<u8>], len: usize) -> &'o mut [u8] {
         if self.validate {
-            &mut output[..len]
+            zeroed(&mut output[..len])
         } else {
             let at = self.in_pos / GROUP_CHARS * GROUP_BYTES;
-            &mut output[at..at + len]
+            zeroed(&mut output[at..at + len])
         }
     }
 
     /// Whole groups from `in_pos` up to `end`, as many as the target takes
     /// at a time.
-    fn groups(&mut self, input: &[u8], output: &mut [u8], end: usize) -> Result<(), DecodeError> {
+    fn groups(
+        &mut self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        end: usize,
+    ) -> Result<(), DecodeError> {
         let encoding = encoding(self.opts.alphabet, self.opts.case);
         let most = if self.validate {
             (output.len() / GROUP_BYTES).max(1) * GROUP_CHARS
@@ -295,7 +302,7 @@ impl Base32DecodeJob {
     }
 
     /// The last group, by the rules above.
-    fn last(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize, DecodeError> {
+    fn last(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>]) -> Result<usize, DecodeError> {
         let group = &input[self.last_group..];
         let characters =
             check_last_group(group, self.opts).map_err(|e| e.shifted(self.last_group))?;
@@ -322,7 +329,7 @@ impl Job for Base32DecodeJob {
         })
     }
 
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let budget = (max_input / GROUP_CHARS).max(1) * GROUP_CHARS;
         let end = self.last_group.min(self.in_pos.saturating_add(budget));
         if let Err(error) = self.groups(input, output, end) {
@@ -382,12 +389,16 @@ fn check_last_group(group: &[u8], opts: Base32DecodeOptions) -> Result<usize, De
 mod tests {
     use super::*;
     use crate::base32_reference::{base32_reference_decode, base32_reference_encode};
+    use crate::output::as_output;
     use crate::test_support::Rng;
 
     fn encode(data: &[u8], opts: Base32EncodeOptions, slice: usize) -> Vec<u8> {
         let mut job = Base32EncodeJob::new(opts);
         let mut out = vec![0u8; job.buffer(data).unwrap().size()];
-        assert_eq!(job.run_to_end(data, &mut out, slice), Ok(out.len()));
+        assert_eq!(
+            job.run_to_end(data, as_output(&mut out), slice),
+            Ok(out.len())
+        );
         out
     }
 
@@ -399,10 +410,14 @@ mod tests {
         let mut job = Base32DecodeJob::new(text, opts);
         let mut out = vec![0u8; job.buffer(text).unwrap().size()];
         let decoded = job
-            .run_to_end(text, &mut out, slice)
+            .run_to_end(text, as_output(&mut out), slice)
             .map(|n| out[..n].to_vec());
         let mut scratch = [0u8; 7];
-        let valid = Base32DecodeJob::validating(text, opts).run_to_end(text, &mut scratch, slice);
+        let valid = Base32DecodeJob::validating(text, opts).run_to_end(
+            text,
+            as_output(&mut scratch),
+            slice,
+        );
         assert_eq!(
             valid.map(|_| ()),
             decoded.as_ref().map(|_| ()).map_err(|e| *e)

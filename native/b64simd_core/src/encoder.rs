@@ -13,6 +13,7 @@
 use crate::avx2::{self, Stores};
 use crate::options::{EncodeOptions, LineBreak, Lines};
 use crate::{kernel, lengths, simd};
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
@@ -115,7 +116,7 @@ pub fn active() -> Encoders {
 pub fn encode_piece(
     piece: &[u8],
     opts: EncodeOptions,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     call_len: usize,
 ) -> usize {
     let encoders = active();
@@ -161,7 +162,7 @@ pub fn encode_lines_with(
     input: &[u8],
     opts: EncodeOptions,
     lines: Lines,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
 ) -> usize {
     match encoder {
         Encoder::Avx2 => {

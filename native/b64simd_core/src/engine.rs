@@ -8,6 +8,7 @@
 use crate::budget;
 use crate::error::DecodeError;
 use crate::job::{Job, Step};
+use std::mem::MaybeUninit;
 use std::time::Instant;
 
 /// Whether a job on `input_len` bytes runs to its end within one call.
@@ -22,7 +23,7 @@ pub fn fits_one_call(job: &impl Job, input_len: usize) -> bool {
 pub fn run_call<J: Job>(
     job: &mut J,
     input: &[u8],
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
 ) -> (Result<usize, DecodeError>, i32) {
     let result = job.run_to_end(input, output, usize::MAX);
     // Read after the run: a job learns what work it did as it goes.
@@ -34,7 +35,11 @@ pub fn run_call<J: Job>(
 /// any kernel and codec, and also when page faults on fresh output memory
 /// slow it down. Tests force one step of a given size per slice instead.
 /// Returns the step it ended with and the percent of a timeslice to charge.
-pub fn run_slice<J: Job + ?Sized>(job: &mut J, input: &[u8], output: &mut [u8]) -> (Step, i32) {
+pub fn run_slice<J: Job + ?Sized>(
+    job: &mut J,
+    input: &[u8],
+    output: &mut [MaybeUninit<u8>],
+) -> (Step, i32) {
     let forced = budget::forced_slice_bytes().is_some();
     let started = Instant::now();
     let step = loop {

@@ -17,6 +17,11 @@ use crate::budget::Work;
 use crate::error::DecodeError;
 use crate::job::{Buffer, Job, Step};
 use crate::options::{HexDecodeOptions, HexEncodeOptions, LetterCase};
+use crate::output::zeroed;
+use std::mem::MaybeUninit;
+
+/// Bytes encoded, or decoded, a call to const-hex at a time.
+const CHUNK: usize = 4096;
 
 /// Encode: every step whole bytes, written at twice their offset.
 #[derive(Clone, Debug)]
@@ -44,16 +49,21 @@ impl Job for HexEncodeJob {
     /// Base64 decode reads: half as many input bytes, as each becomes two
     /// characters. On memory the system has not touched yet, writing the
     /// output is most of a step's time, and a step cannot be interrupted.
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let take = (input.len() - self.in_pos).min((max_input / 2).max(1));
         let piece = &input[self.in_pos..self.in_pos + take];
         let target = &mut output[2 * self.in_pos..2 * (self.in_pos + take)];
-        // The lengths agree, const-hex's only condition.
-        let _ = if self.upper {
-            const_hex::encode_to_slice_upper(piece, target)
-        } else {
-            const_hex::encode_to_slice(piece, target)
-        };
+        // const-hex writes only initialised memory: each chunk's output is
+        // zeroed just before, while it is in L1. The lengths agree, its only
+        // condition.
+        for (bytes, chars) in piece.chunks(CHUNK).zip(target.chunks_mut(2 * CHUNK)) {
+            let chars = zeroed(chars);
+            let _ = if self.upper {
+                const_hex::encode_to_slice_upper(bytes, chars)
+            } else {
+                const_hex::encode_to_slice(bytes, chars)
+            };
+        }
         self.in_pos += take;
         Step::after(self.in_pos, input.len(), 2 * input.len())
     }
@@ -107,7 +117,7 @@ impl Job for HexDecodeJob {
         })
     }
 
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let pairs_end = input.len() & !1;
         let take = (pairs_end - self.in_pos).min(max_input.max(2) & !1);
         let piece = &input[self.in_pos..self.in_pos + take];
@@ -115,7 +125,11 @@ impl Job for HexDecodeJob {
             const_hex::check_raw(piece)
         } else {
             let target = &mut output[self.in_pos / 2..(self.in_pos + take) / 2];
-            const_hex::decode_to_slice(piece, target).is_ok()
+            // As encode's, into zeroed memory a chunk at a time.
+            piece
+                .chunks(2 * CHUNK)
+                .zip(target.chunks_mut(CHUNK))
+                .all(|(chars, bytes)| const_hex::decode_to_slice(chars, zeroed(bytes)).is_ok())
         };
         if !ok || !case_is(piece, self.case) {
             let error = locate(piece, self.case).unwrap_or(DecodeError::InvalidCharacter(0));
@@ -175,6 +189,7 @@ pub fn locate(text: &[u8], case: LetterCase) -> Option<DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::as_output;
     use crate::test_support::Rng;
 
     /// The kernel const-hex runs here, by its own dispatch rules: for the
@@ -235,7 +250,10 @@ mod tests {
         };
         let mut job = HexEncodeJob::new(HexEncodeOptions { case });
         let mut out = vec![0u8; job.buffer(data).unwrap().size()];
-        assert_eq!(job.run_to_end(data, &mut out, slice), Ok(out.len()));
+        assert_eq!(
+            job.run_to_end(data, as_output(&mut out), slice),
+            Ok(out.len())
+        );
         out
     }
 
@@ -244,7 +262,7 @@ mod tests {
         let mut job = HexDecodeJob::new(opts);
         let mut out = vec![0u8; job.buffer(text).unwrap().size()];
         let decoded = job
-            .run_to_end(text, &mut out, slice)
+            .run_to_end(text, as_output(&mut out), slice)
             .map(|n| out[..n].to_vec());
         let valid = HexDecodeJob::validating(opts).run_to_end(text, &mut [], slice);
         assert_eq!(

@@ -6,6 +6,7 @@
 
 use crate::budget::Work;
 use crate::error::DecodeError;
+use std::mem::MaybeUninit;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -62,7 +63,7 @@ pub trait Job {
 
     /// Works on about `max_input` more input bytes. `input` is the whole
     /// input and `output` the whole output buffer, the same on every step.
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step;
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step;
 
     /// The kind of work it does, whose rate its charge and slices follow
     /// (`budget`); a job may find out it does slower work once it has run
@@ -75,7 +76,7 @@ pub trait Job {
     fn run_to_end(
         &mut self,
         input: &[u8],
-        output: &mut [u8],
+        output: &mut [MaybeUninit<u8>],
         max_input: usize,
     ) -> Result<usize, DecodeError> {
         loop {

@@ -21,6 +21,7 @@ pub mod job;
 pub mod kernel;
 pub mod lengths;
 pub mod options;
+pub mod output;
 pub mod rules;
 pub mod scalar;
 pub mod scratch;

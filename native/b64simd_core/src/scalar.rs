@@ -27,6 +27,7 @@
 use crate::error::DecodeError;
 use crate::options::DecodeOptions;
 use crate::rules::{class_table_for, pads_allowed, INVALID, PAD, WHITESPACE};
+use std::mem::MaybeUninit;
 
 /// The scalar decoder's state between two pieces of input, so that a long
 /// input can be read in time-budgeted slices (the decode job's error path).
@@ -62,7 +63,7 @@ impl Decoder {
         &mut self,
         piece: &[u8],
         offset: usize,
-        output: &mut [u8],
+        output: &mut [MaybeUninit<u8>],
     ) -> Result<(), DecodeError> {
         let table = class_table_for(self.opts.alphabet);
         for (index, &byte) in piece.iter().enumerate() {
@@ -86,9 +87,9 @@ impl Decoder {
                     self.last_significant = at;
                     if self.significant % 4 == 0 {
                         let w = self.written;
-                        output[w] = (self.quantum >> 16) as u8;
-                        output[w + 1] = (self.quantum >> 8) as u8;
-                        output[w + 2] = self.quantum as u8;
+                        output[w] = MaybeUninit::new((self.quantum >> 16) as u8);
+                        output[w + 1] = MaybeUninit::new((self.quantum >> 8) as u8);
+                        output[w + 2] = MaybeUninit::new(self.quantum as u8);
                         self.written += 3;
                         self.quantum = 0;
                     }
@@ -107,7 +108,7 @@ impl Decoder {
 
     /// Applies the end-of-input rules and writes the final partial quantum;
     /// returns the total bytes written to the output buffer.
-    pub fn finish(self, output: &mut [u8]) -> Result<usize, DecodeError> {
+    pub fn finish(self, output: &mut [MaybeUninit<u8>]) -> Result<usize, DecodeError> {
         let remainder = self.significant % 4;
         match self.first_pad {
             Some(pad_offset) if self.pads + remainder != 4 => {
@@ -123,13 +124,13 @@ impl Decoder {
         let (quantum, mut written) = (self.quantum, self.written);
         let unused_bits_set = match remainder {
             2 => {
-                output[written] = (quantum >> 4) as u8;
+                output[written] = MaybeUninit::new((quantum >> 4) as u8);
                 written += 1;
                 quantum & 0xF != 0
             }
             3 => {
-                output[written] = (quantum >> 10) as u8;
-                output[written + 1] = (quantum >> 2) as u8;
+                output[written] = MaybeUninit::new((quantum >> 10) as u8);
+                output[written + 1] = MaybeUninit::new((quantum >> 2) as u8);
                 written += 2;
                 quantum & 0x3 != 0
             }
@@ -144,7 +145,11 @@ impl Decoder {
 
 /// Decodes `input` into `output`, which must hold at least
 /// `lengths::maximal_decoded_len(input.len())` bytes; returns the bytes written.
-pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Result<usize, DecodeError> {
+pub fn decode(
+    input: &[u8],
+    opts: DecodeOptions,
+    output: &mut [MaybeUninit<u8>],
+) -> Result<usize, DecodeError> {
     let mut decoder = Decoder::new(opts, 0);
     decoder.feed(input, 0, output)?;
     decoder.finish(output)
@@ -154,11 +159,12 @@ pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Result<us
 mod tests {
     use super::*;
     use crate::options::Alphabet;
+    use crate::output::as_output;
     use DecodeError::*;
 
     fn run(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
         let mut out = vec![0u8; input.len()];
-        decode(input, opts, &mut out).map(|n| out[..n].to_vec())
+        decode(input, opts, as_output(&mut out)).map(|n| out[..n].to_vec())
     }
 
     const STRICT: DecodeOptions = DecodeOptions::DEFAULT;

@@ -5,6 +5,7 @@
 use crate::lengths::decoded_len_bound;
 use crate::options::{Alphabet, EncodeOptions};
 use simdutf::{Base64Options, ErrorCode, LastChunkHandlingOptions};
+use std::mem::MaybeUninit;
 
 fn encode_variant(opts: EncodeOptions) -> Base64Options {
     match (opts.alphabet, opts.padding) {
@@ -25,7 +26,11 @@ fn decode_variant(alphabet: Alphabet) -> Base64Options {
 
 /// Encodes `input` into `output`, which must be exactly
 /// `encoded_len(input.len(), opts.padding)` bytes long; returns that length.
-pub fn simdutf_encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8]) -> usize {
+pub fn simdutf_encode_into(
+    input: &[u8],
+    opts: EncodeOptions,
+    output: &mut [MaybeUninit<u8>],
+) -> usize {
     if input.is_empty() {
         return 0;
     }
@@ -41,7 +46,12 @@ pub fn simdutf_encode_into(input: &[u8], opts: EncodeOptions, output: &mut [u8])
     // writes for this input length and variant (checked just above); the
     // slices cannot overlap since one is borrowed mutably.
     let written = unsafe {
-        simdutf::binary_to_base64(input.as_ptr(), input.len(), output.as_mut_ptr(), variant)
+        simdutf::binary_to_base64(
+            input.as_ptr(),
+            input.len(),
+            output.as_mut_ptr().cast(),
+            variant,
+        )
     };
     clear_upper_state();
     written
@@ -55,7 +65,7 @@ pub fn simdutf_encode_lines_into(
     input: &[u8],
     opts: EncodeOptions,
     line_length: usize,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
 ) -> usize {
     let variant = encode_variant(opts);
     // What simdutf will write, by its own count: the bound of the write.
@@ -68,7 +78,7 @@ pub fn simdutf_encode_lines_into(
         simdutf::binary_to_base64_with_lines(
             input.as_ptr(),
             input.len(),
-            target.as_mut_ptr(),
+            target.as_mut_ptr().cast(),
             line_length,
             variant,
         )
@@ -107,7 +117,11 @@ fn clear_upper_state() {
 /// simdutf's forgiving decode of all of `input` into `output` (loose: no
 /// padding required). Panics unless `output` holds `decoded_len_bound(input)`
 /// bytes, the most simdutf writes. On success `count` is the bytes written.
-pub fn decode_loose(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> simdutf::Result {
+pub fn decode_loose(
+    input: &[u8],
+    alphabet: Alphabet,
+    output: &mut [MaybeUninit<u8>],
+) -> simdutf::Result {
     assert!(output.len() >= decoded_len_bound(input));
     // SAFETY: `output` is long enough (checked above); input and output are
     // distinct borrows.
@@ -115,7 +129,7 @@ pub fn decode_loose(input: &[u8], alphabet: Alphabet, output: &mut [u8]) -> simd
         simdutf::base64_to_binary(
             input.as_ptr(),
             input.len(),
-            output.as_mut_ptr(),
+            output.as_mut_ptr().cast(),
             decode_variant(alphabet),
             LastChunkHandlingOptions::Loose,
         )
@@ -136,7 +150,7 @@ pub struct Window {
 /// `count` is the input consumed) and the bytes written.
 pub fn decode_bounded(
     input: &[u8],
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     alphabet: Alphabet,
     last_chunk: LastChunkHandlingOptions,
 ) -> (simdutf::Result, usize) {
@@ -147,7 +161,7 @@ pub fn decode_bounded(
         simdutf::base64_to_binary_safe(
             input.as_ptr(),
             input.len(),
-            output.as_mut_ptr(),
+            output.as_mut_ptr().cast(),
             &mut written,
             decode_variant(alphabet),
             last_chunk,
@@ -165,7 +179,7 @@ pub fn decode_bounded(
 /// simdutf's loose decode of it succeeds and writes exactly 3 bytes per 4
 /// (whitespace, `=` or a partial quantum would make it write fewer). It
 /// decodes into `output`, and costs less per call than `decode_bounded`.
-pub fn decodes_whole(piece: &[u8], alphabet: Alphabet, output: &mut [u8]) -> bool {
+pub fn decodes_whole(piece: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>]) -> bool {
     // 3 bytes per 4 characters is at least decoded_len_bound(piece).
     if piece.len() % 4 != 0 || output.len() < piece.len() / 4 * 3 {
         return false;
@@ -218,6 +232,7 @@ fn guard_bracket(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::as_output;
     use crate::test_support::encode_to_vec;
     #[cfg(target_arch = "x86_64")]
     use crate::test_support::upper_state_in_use;
@@ -272,13 +287,17 @@ mod tests {
             Some(true),
             "simdutf's haswell decoder now clears the upper state"
         );
-        simdutf_encode_into(&data[..32], EncodeOptions::DEFAULT, &mut output[..44]);
+        simdutf_encode_into(
+            &data[..32],
+            EncodeOptions::DEFAULT,
+            as_output(&mut output[..44]),
+        );
         assert_eq!(
             upper_state_in_use(),
             Some(false),
             "simdutf_encode_into left it in use"
         );
-        decode_loose(&text, Alphabet::Standard, &mut output[..75]);
+        decode_loose(&text, Alphabet::Standard, as_output(&mut output[..75]));
         assert_eq!(
             upper_state_in_use(),
             Some(false),
@@ -286,7 +305,7 @@ mod tests {
         );
         decode_bounded(
             &text,
-            &mut output[..75],
+            as_output(&mut output[..75]),
             Alphabet::Standard,
             LastChunkHandlingOptions::Loose,
         );

@@ -9,6 +9,7 @@ use crate::error::DecodeError;
 use crate::job::Job;
 use crate::lengths::{encoded_len, maximal_decoded_len};
 use crate::options::{Alphabet, DecodeOptions, EncodeOptions, Lines};
+use crate::output::as_output;
 use crate::scalar;
 
 /// RFC 4648 section 10's test vectors: data and its standard encoding.
@@ -26,7 +27,10 @@ pub const RFC4648_VECTORS: [(&[u8], &[u8]); 7] = [
 /// `simd` and `avx2`).
 pub fn encode_to_vec(plain: &[u8], opts: EncodeOptions) -> Vec<u8> {
     let mut out = vec![0u8; encoded_len(plain.len(), opts.padding).unwrap()];
-    assert_eq!(encode_piece(plain, opts, &mut out, plain.len()), out.len());
+    assert_eq!(
+        encode_piece(plain, opts, as_output(&mut out), plain.len()),
+        out.len()
+    );
     out
 }
 
@@ -46,7 +50,7 @@ pub fn decode_sliced(
 ) -> Result<Vec<u8>, DecodeError> {
     let mut job = DecodeJob::new(input, opts);
     let mut out = vec![0u8; job.buffer(input).unwrap().size()];
-    job.run_to_end(input, &mut out, slice)
+    job.run_to_end(input, as_output(&mut out), slice)
         .map(|n| out[..n].to_vec())
 }
 
@@ -58,7 +62,7 @@ pub fn decode_to_vec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, Decod
 /// `scalar::decode` (the definition) of the whole input, as a vector.
 pub fn scalar_decode_to_vec(input: &[u8], opts: DecodeOptions) -> Result<Vec<u8>, DecodeError> {
     let mut out = vec![0u8; maximal_decoded_len(input.len())];
-    scalar::decode(input, opts, &mut out).map(|n| out[..n].to_vec())
+    scalar::decode(input, opts, as_output(&mut out)).map(|n| out[..n].to_vec())
 }
 
 /// What edits put into Base64 text to reach every path and reason: padding,

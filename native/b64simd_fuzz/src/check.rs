@@ -11,6 +11,7 @@ use b64simd_core::error::DecodeError;
 use b64simd_core::job::{Job, Step};
 use b64simd_core::lengths::{encoded_len, maximal_decoded_len};
 use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions, LineBreak, Lines};
+use b64simd_core::output::as_output;
 use b64simd_core::rules;
 use b64simd_core::scalar;
 use b64simd_core::simd;
@@ -84,7 +85,7 @@ fn decode_guarded(
 
 fn decode_scalar(text: &[u8], opts: DecodeOptions) -> Result<Decoded, String> {
     decode_guarded(text, "scalar::decode", |out| {
-        scalar::decode(text, opts, out)
+        scalar::decode(text, opts, as_output(out))
     })
 }
 
@@ -101,7 +102,7 @@ fn decode_sliced(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decod
     // Every step consumes at least one byte or ends the job.
     let max_steps = text.len() + 2;
     for _ in 0..max_steps {
-        let step = job.step(text, &mut out[..len], slice);
+        let step = job.step(text, as_output(&mut out[..len]), slice);
         check_guard(&out, len, "DecodeJob::step")?;
         match step {
             Step::More => continue,
@@ -123,7 +124,7 @@ fn stream_job(
     what: &str,
 ) -> Result<Decoded, String> {
     let mut out = guarded(len);
-    let result = job.run_to_end(input, &mut out[..len], slice);
+    let result = job.run_to_end(input, as_output(&mut out[..len]), slice);
     check_guard(&out, len, what)?;
     Ok(result.map(|n| out[..n].to_vec()))
 }
@@ -145,7 +146,7 @@ fn decode_stream(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decod
             Err(error) => return Ok(Err(error)),
         }
         let mut state = vec![0u8; job.next_state_len()];
-        job.write_next_state(piece, &mut state);
+        job.write_next_state(piece, as_output(&mut state));
         carry = Carry::from_binary(&state).ok_or("a state the stream cannot read")?;
     }
     let mut end = DecodeEnd::new(&carry);
@@ -156,7 +157,7 @@ fn decode_stream(text: &[u8], opts: DecodeOptions, slice: usize) -> Result<Decod
 fn is_valid(text: &[u8], opts: DecodeOptions, slice: usize) -> bool {
     let mut scratch = vec![0u8; VALIDATION_SCRATCH];
     let mut job = DecodeJob::validating(text, opts);
-    job.run_to_end(text, &mut scratch, slice).is_ok()
+    job.run_to_end(text, as_output(&mut scratch), slice).is_ok()
 }
 
 /// The offset in a reason must point at a byte that can cause it.
@@ -272,7 +273,7 @@ fn avx2_decode_case(text: &[u8], alphabet: Alphabet, shift: usize) -> Result<(),
     };
     let end = shift + units.len() / 4 * 3;
     let mut out = guarded(end);
-    let written = avx2_decode::decode_units(units, alphabet, &mut out[shift..end]);
+    let written = avx2_decode::decode_units(units, alphabet, as_output(&mut out[shift..end]));
     check_guard(&out, end, "avx2_decode::decode_units")?;
     let ours = written.map(|n| out[shift..shift + n].to_vec());
     if ours != expected {
@@ -312,7 +313,7 @@ fn avx2_case(
     for stores in [Stores::Cached, Stores::Streaming] {
         let end = shift + expected.len();
         let mut out = guarded(end);
-        let written = avx2::avx2_encode_into(plain, opts, &mut out[shift..end], stores);
+        let written = avx2::avx2_encode_into(plain, opts, as_output(&mut out[shift..end]), stores);
         check_guard(&out, end, "avx2::avx2_encode_into")?;
         if written != expected.len() || out[shift..end] != expected[..] {
             let what = format!("avx2::avx2_encode_into ({stores:?}) of {written} bytes");
@@ -329,7 +330,8 @@ fn avx2_case(
                 .join(line_break.bytes());
             let end = shift + wrapped.len();
             let mut out = guarded(end);
-            let written = avx2::avx2_encode_lines_into(&exact, opts, lines, &mut out[shift..end]);
+            let written =
+                avx2::avx2_encode_lines_into(&exact, opts, lines, as_output(&mut out[shift..end]));
             check_guard(&out, end, "avx2::avx2_encode_lines_into")?;
             if written != wrapped.len() || out[shift..end] != wrapped[..] {
                 let what = format!("avx2::avx2_encode_lines_into ({lines:?}) of {written} bytes");
@@ -357,7 +359,7 @@ pub fn encode_case(
         ));
     }
     let mut out = guarded(len);
-    let written = simd::simdutf_encode_into(plain, opts, &mut out[..len]);
+    let written = simd::simdutf_encode_into(plain, opts, as_output(&mut out[..len]));
     check_guard(&out, len, "simd::simdutf_encode_into")?;
     if written != len || out[..len] != expected[..] {
         return Err(format!(
@@ -372,7 +374,7 @@ pub fn encode_case(
     let mut job = EncodeJob::new(opts);
     let mut result = None;
     for _ in 0..plain.len() + 2 {
-        let step = job.step(plain, &mut out[..len], slice);
+        let step = job.step(plain, as_output(&mut out[..len]), slice);
         check_guard(&out, len, "EncodeJob::step")?;
         match step {
             Step::More => continue,

@@ -15,6 +15,7 @@ use b64simd_core::options::{
     Base32Alphabet, Base32DecodeOptions, Base32EncodeOptions, HexDecodeOptions, HexEncodeOptions,
     LetterCase,
 };
+use b64simd_core::output::as_output;
 
 const GUARD: usize = 64;
 const CANARY: u8 = 0x5A;
@@ -24,7 +25,7 @@ type Decoded = Result<Vec<u8>, DecodeError>;
 /// Runs a job to its end on an output of `len` bytes and canary bytes.
 fn run(job: &mut impl Job, input: &[u8], len: usize, slice: usize) -> Result<Decoded, String> {
     let mut out = vec![CANARY; len + GUARD];
-    let result = job.run_to_end(input, &mut out[..len], slice);
+    let result = job.run_to_end(input, as_output(&mut out[..len]), slice);
     if let Some(at) = out[len..].iter().position(|&b| b != CANARY) {
         return Err(format!("wrote {} bytes past its output", at + 1));
     }

@@ -11,6 +11,7 @@
 use b64simd_core::error::DecodeError;
 use b64simd_core::lengths::{encoded_len, maximal_decoded_len};
 use b64simd_core::options::DecodeOptions;
+use b64simd_core::output::as_output;
 use b64simd_core::rules::check_skipped_bytes;
 use b64simd_core::scalar::Decoder;
 
@@ -94,18 +95,18 @@ fn error_offsets_beyond_4gib_are_not_truncated() {
     let opts = DecodeOptions::DEFAULT;
     let mut decoder = Decoder::new(opts, 0);
     assert_eq!(
-        decoder.feed(b"Q*", far, &mut output),
+        decoder.feed(b"Q*", far, as_output(&mut output)),
         Err(DecodeError::InvalidCharacter(far + 1))
     );
     let mut decoder = Decoder::new(opts, 0);
     assert_eq!(
-        decoder.feed(b"Q=", far, &mut output),
+        decoder.feed(b"Q=", far, as_output(&mut output)),
         Err(DecodeError::BadPadding(far + 1))
     );
     let mut decoder = Decoder::new(opts, 0);
-    assert_eq!(decoder.feed(b"Q \n", far, &mut output), Ok(()));
+    assert_eq!(decoder.feed(b"Q \n", far, as_output(&mut output)), Ok(()));
     assert_eq!(
-        decoder.finish(&mut output),
+        decoder.finish(as_output(&mut output)),
         Err(DecodeError::Incomplete(far))
     );
     assert_eq!(

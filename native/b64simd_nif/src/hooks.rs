@@ -10,6 +10,7 @@ use b64simd_core::encode::EncodeJob;
 use b64simd_core::job::Job;
 use b64simd_core::kernel;
 use b64simd_core::options::{Kind, LAYOUT};
+use b64simd_core::output::{self, put};
 use rustler::{Atom, Binary, Encoder, Env, NifResult, Term};
 use std::collections::HashMap;
 
@@ -95,7 +96,8 @@ fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u64) -> NifResult<Te
         Ok(written) if written == output.len() => term,
         Ok(written) => {
             let (exact, bytes) = new_binary(env, written);
-            bytes.copy_from_slice(&output[..written]);
+            // SAFETY: the job wrote the first `written` bytes (its `Ok`).
+            put(bytes, unsafe { output::written(output, written) });
             exact
         }
         Err(error) => error_term(env, error, None),

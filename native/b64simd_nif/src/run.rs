@@ -11,9 +11,11 @@ use crate::term::{error_term, new_binary, result_binary, system_limit, ErtsBinar
 use b64simd_core::engine;
 use b64simd_core::error::DecodeError;
 use b64simd_core::job::{Buffer, Job, Step};
+use b64simd_core::output::{self, as_output, put};
 use b64simd_core::scratch::with_scratch;
 use rustler::env::{OwnedEnv, SavedTerm};
 use rustler::{Binary, Encoder, Env, Error, NifResult, ResourceArc, Term};
+use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
 /// Outputs up to this size are built on the process heap
@@ -53,7 +55,7 @@ pub(crate) fn failed_at(env: Env, input: &[u8], error: DecodeError) -> RawTerm {
 /// caller put it: moved, either was copied through memory in a way that
 /// stalled store forwarding, a noticeable share of a short call.
 pub(crate) enum Output<'a, 'b> {
-    Heap(Term<'a>, &'a mut [u8]),
+    Heap(Term<'a>, &'a mut [MaybeUninit<u8>]),
     Allocated(&'b mut ErtsBinary),
     Scratch,
 }
@@ -72,7 +74,7 @@ impl<'a, 'b> Output<'a, 'b> {
         Ok(Output::Allocated(binary))
     }
 
-    fn bytes(&mut self) -> &mut [u8] {
+    fn bytes(&mut self) -> &mut [MaybeUninit<u8>] {
         match self {
             Output::Heap(_, bytes) => bytes,
             Output::Allocated(binary) => binary.as_mut_slice(),
@@ -80,7 +82,8 @@ impl<'a, 'b> Output<'a, 'b> {
         }
     }
 
-    /// Its first `len` bytes, a finished job's result.
+    /// Its first `len` bytes, a finished job's result: only what a job's
+    /// `Done(len)` says it wrote.
     #[inline(always)]
     fn written(&mut self, len: usize) -> Written<'_, 'a, 'b> {
         Written { output: self, len }
@@ -97,7 +100,9 @@ impl<'a, 'b> Output<'a, 'b> {
             Output::Heap(term, bytes) if written == bytes.len() => term.as_c_arg(),
             Output::Heap(_, bytes) => {
                 let (exact, copy) = new_binary(env, written);
-                copy.copy_from_slice(&bytes[..written]);
+                // SAFETY: a job wrote its first `written` bytes (`Written`
+                // is made only of a finished job's `Done`).
+                put(copy, unsafe { output::written(bytes, written) });
                 exact.as_c_arg()
             }
             Output::Allocated(binary) => binary.hand_over(env, written),
@@ -146,13 +151,13 @@ pub(crate) fn run<'a, J: NifJob>(
     let (result, percent) = match buffer {
         Buffer::Data(_) => engine::run_call(&mut job, input, output.bytes()),
         Buffer::Scratch(_) if input.len() <= SHORT_VALIDATION => {
-            let mut scratch = [0u8; SHORT_VALIDATION];
+            let mut scratch = [MaybeUninit::new(0); SHORT_VALIDATION];
             let scratch = &mut scratch[..len.min(SHORT_VALIDATION)];
             engine::run_call(&mut job, input, scratch)
         }
-        Buffer::Scratch(_) => {
-            with_scratch(|scratch| engine::run_call(&mut job, input, &mut scratch[..len]))
-        }
+        Buffer::Scratch(_) => with_scratch(|scratch| {
+            engine::run_call(&mut job, input, as_output(&mut scratch[..len]))
+        }),
     };
     charge(env, percent);
     let term = match result {

@@ -10,6 +10,7 @@ use b64simd_core::error::DecodeError;
 use b64simd_core::options::{DecodeOptions, EncodeOptions, Kind, Lines};
 use rustler::sys::ErlNifBinary;
 use rustler::{Encoder, Env, Error, NifResult, Term};
+use std::mem::MaybeUninit;
 
 /// A term as erl_nif has it, which the hot calls pass around instead of
 /// rustler's `Term`: that holds its environment's kind in a byte, and
@@ -17,12 +18,12 @@ use rustler::{Encoder, Env, Error, NifResult, Term};
 /// byte's store (a stalled store forward, a noticeable share of a call).
 pub(crate) type RawTerm = rustler::sys::ERL_NIF_TERM;
 
-/// A new binary of `size` bytes (a heap binary up to 64) and its bytes,
-/// to be filled before the call returns. `enif_make_new_binary` is
+/// A new binary of `size` bytes (a heap binary up to 64) and its memory,
+/// not yet written, to be filled before the call returns. `enif_make_new_binary` is
 /// called directly: rustler's `NewBinary` comes back through memory in a
 /// way that stalls store forwarding, a noticeable share of a short call.
 #[inline(always)]
-pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [u8]) {
+pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [MaybeUninit<u8>]) {
     let mut term = std::mem::MaybeUninit::<rustler::sys::ERL_NIF_TERM>::uninit();
     // SAFETY: erl_nif sets the term and returns `size` writable bytes (or
     // aborts the VM when out of memory), which belong to the new binary
@@ -33,7 +34,7 @@ pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [u
         let bytes = if size == 0 {
             &mut []
         } else {
-            std::slice::from_raw_parts_mut(data, size)
+            std::slice::from_raw_parts_mut(data.cast::<MaybeUninit<u8>>(), size)
         };
         (Term::new(env, term), bytes)
     }
@@ -80,13 +81,15 @@ impl ErtsBinary {
         allocated
     }
 
-    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+    /// Its memory, which erl_nif has not initialised.
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [MaybeUninit<u8>] {
         if self.0.data.is_null() || self.0.size == 0 {
             return &mut [];
         }
         // SAFETY: an allocated binary owns `size` writable bytes at `data`
-        // until it is released, which only `drop` and `hand_over` do.
-        unsafe { std::slice::from_raw_parts_mut(self.0.data, self.0.size) }
+        // until it is released, which only `drop` and `hand_over` do; as
+        // `MaybeUninit<u8>` they need not be initialised.
+        unsafe { std::slice::from_raw_parts_mut(self.0.data.cast(), self.0.size) }
     }
 
     /// Its first `len` bytes (at most its size) as a binary term of `env`,

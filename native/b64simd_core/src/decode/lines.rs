@@ -19,6 +19,7 @@
 use crate::options::{Alphabet, LineBreak};
 use crate::scratch::with_line_scratch;
 use crate::simd::{decodes_whole, Window};
+use std::mem::MaybeUninit;
 
 /// Lines of the usual shape: `length` characters, then `line_break`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +82,7 @@ pub fn decode_lines(
     input: &[u8],
     shape: LineShape,
     alphabet: Alphabet,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     max_input: usize,
 ) -> Window {
     let mut done = Window {
@@ -155,6 +156,7 @@ fn gather_lines(
 mod tests {
     use super::*;
     use crate::options::{DecodeOptions, EncodeOptions};
+    use crate::output::as_output;
     use crate::test_support::{
         decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng, EDIT_BYTES,
     };
@@ -206,15 +208,33 @@ mod tests {
         let text = wrapped(&[7u8; 570], opts, 76, b"\r\n"); // 760 characters, 10 lines
         let shape = shape_of(&text).unwrap();
         let mut out = vec![0u8; 570];
-        let done = decode_lines(&text, shape, Alphabet::Standard, &mut out, usize::MAX);
+        let done = decode_lines(
+            &text,
+            shape,
+            Alphabet::Standard,
+            as_output(&mut out),
+            usize::MAX,
+        );
         assert_eq!((done.consumed, done.written), (9 * 78, 9 * 57));
         let mut broken = text.clone();
         broken[3 * 78 + 10] = b' '; // a space in line 4: a block is all or nothing
-        let done = decode_lines(&broken, shape, Alphabet::Standard, &mut out, usize::MAX);
+        let done = decode_lines(
+            &broken,
+            shape,
+            Alphabet::Standard,
+            as_output(&mut out),
+            usize::MAX,
+        );
         assert_eq!(done.consumed, 0);
         let mut short = text.clone();
         short.remove(3 * 78 + 10); // line 4 one character short
-        let done = decode_lines(&short, shape, Alphabet::Standard, &mut out, usize::MAX);
+        let done = decode_lines(
+            &short,
+            shape,
+            Alphabet::Standard,
+            as_output(&mut out),
+            usize::MAX,
+        );
         assert_eq!(done.consumed, 3 * 78);
     }
 
@@ -260,8 +280,9 @@ mod tests {
             if let Some(shape) = shape_of(&text) {
                 let mut out = vec![0u8; text.len()];
                 let alphabet = encode_opts.alphabet;
-                taken +=
-                    usize::from(decode_lines(&text, shape, alphabet, &mut out, 1).consumed > 0);
+                taken += usize::from(
+                    decode_lines(&text, shape, alphabet, as_output(&mut out), 1).consumed > 0,
+                );
             }
             for &opts in &option_sets {
                 assert_eq!(

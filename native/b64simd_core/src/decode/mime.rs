@@ -31,6 +31,7 @@ use crate::scalar;
 use crate::scratch::with_scratch;
 use crate::simd::decode_loose;
 use simdutf::ErrorCode;
+use std::mem::MaybeUninit;
 
 /// Alphabet characters filtered per block: the scratch buffer stays in L1.
 const BLOCK: usize = 16 * 1024;
@@ -70,7 +71,12 @@ impl MimeJob {
         }
     }
 
-    fn filter_step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn filter_step(
+        &mut self,
+        input: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        max_input: usize,
+    ) -> Step {
         let Some(filter) = self.filter.as_mut() else {
             return Step::More;
         };
@@ -119,7 +125,7 @@ impl Job for MimeJob {
 
     /// Decodes about `max_input` more bytes of input. `output` is the whole output, at least
     /// `maximal_decoded_len(input.len())` bytes.
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         if self.filter.is_none() {
             match self.fast.step(input, output, max_input) {
                 Step::More => return Step::More,
@@ -194,7 +200,7 @@ fn fast_done(input: &[u8], written: usize, opts: DecodeOptions) -> Result<usize,
 }
 
 /// Decodes whole groups of alphabet characters.
-fn decode_groups(chars: &[u8], alphabet: Alphabet, output: &mut [u8]) -> usize {
+fn decode_groups(chars: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>]) -> usize {
     if chars.is_empty() {
         return 0;
     }
@@ -220,6 +226,7 @@ fn lenient(alphabet: Alphabet) -> DecodeOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::as_output;
     use crate::test_support::{wrapped_to_vec, Rng};
 
     /// Decodes 2, 3 or 4 alphabet characters, dropping the unused bits as
@@ -299,7 +306,7 @@ mod tests {
     fn sliced(input: &[u8], opts: DecodeOptions, slice: usize) -> Result<Vec<u8>, DecodeError> {
         let mut job = MimeJob::new(input, opts);
         let mut out = vec![0u8; job.buffer(input).unwrap().size()];
-        job.run_to_end(input, &mut out, slice)
+        job.run_to_end(input, as_output(&mut out), slice)
             .map(|n| out[..n].to_vec())
     }
 

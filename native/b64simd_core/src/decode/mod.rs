@@ -32,6 +32,7 @@ use crate::rules::{self, check_final_quantum, check_skipped_bytes, sextet};
 use crate::scalar;
 use crate::simd::{self, Window};
 use simdutf::{ErrorCode, LastChunkHandlingOptions};
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// What a window's simdutf result means, where the stages cannot go on,
@@ -173,7 +174,7 @@ impl DecodeJob {
 
     /// Where the next bytes go: the rest of the output, or the whole
     /// scratch (whole quanta of it) when discarding.
-    fn room<'o>(&self, output: &'o mut [u8]) -> &'o mut [u8] {
+    fn room<'o>(&self, output: &'o mut [MaybeUninit<u8>]) -> &'o mut [MaybeUninit<u8>] {
         if self.discard {
             let whole = output.len() / 3 * 3;
             &mut output[..whole]
@@ -201,7 +202,12 @@ impl DecodeJob {
     /// not line-wrapped text of the line path's shape, and the ending takes
     /// a last quantum.
     #[inline(always)]
-    fn short(&mut self, text: &[u8], output: &mut [u8], max_input: usize) -> Option<Step> {
+    fn short(
+        &mut self,
+        text: &[u8],
+        output: &mut [MaybeUninit<u8>],
+        max_input: usize,
+    ) -> Option<Step> {
         let rest = &text[self.in_pos..];
         if self.ending == Ending::WholeQuanta
             || rest.len() > max_input
@@ -222,7 +228,7 @@ impl DecodeJob {
 
     /// The line path until `end`; false once the rest does not begin with
     /// lines of a shape it can use, or it makes no progress.
-    fn decode_lines(&mut self, text: &[u8], output: &mut [u8], end: usize) -> bool {
+    fn decode_lines(&mut self, text: &[u8], output: &mut [MaybeUninit<u8>], end: usize) -> bool {
         while self.in_pos < end {
             let room = self.room(output);
             // A block of lines needs a block's room: scratch has less only
@@ -246,7 +252,7 @@ impl DecodeJob {
 
     /// An unbroken window of about `budget` bytes (whole quanta, never the
     /// last of the text, which may end in padding); false if there is none.
-    fn unbroken(&mut self, text: &[u8], output: &mut [u8], budget: usize) -> bool {
+    fn unbroken(&mut self, text: &[u8], output: &mut [MaybeUninit<u8>], budget: usize) -> bool {
         let rest = &text[self.in_pos..];
         let room = self.room(output);
         if self.takes_whole_rest(rest, room.len(), budget) {
@@ -277,7 +283,7 @@ impl DecodeJob {
     /// The next window of the rest of the text, about `budget` bytes, read
     /// as the ending reads it: all of the rest in one plain decode when it
     /// fits the budget and the room, else simdutf's bounded decode.
-    fn window(&self, text: &[u8], output: &mut [u8], budget: usize) -> Outcome {
+    fn window(&self, text: &[u8], output: &mut [MaybeUninit<u8>], budget: usize) -> Outcome {
         let rest = &text[self.in_pos..];
         let room = self.room(output);
         if self.ending == Ending::WholeQuanta {
@@ -332,7 +338,7 @@ impl DecodeJob {
 
     /// Where the stages cannot go on: OTP's ending locates the error with
     /// the scalar decoder, the others give up at `in_pos`.
-    fn unusual(&mut self, text: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn unusual(&mut self, text: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         if self.ending != Ending::Otp {
             return Step::Failed(DecodeError::InvalidCharacter(self.in_pos));
         }
@@ -343,7 +349,7 @@ impl DecodeJob {
 
     /// The scalar decoder is an order of magnitude slower than the SIMD
     /// kernels a step is sized for, so it gets a quarter of the step.
-    fn locate(&mut self, text: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn locate(&mut self, text: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let end = text
             .len()
             .min(self.in_pos.saturating_add((max_input / 4).max(1)));
@@ -391,7 +397,7 @@ impl DecodeJob {
 
     /// Every stage after the short path's.
     #[inline(never)]
-    fn stages(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn stages(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let text = &input[..self.end];
         if let Stage::Locating(_) = self.stage {
             return self.locate(text, output, max_input);
@@ -444,7 +450,7 @@ impl Job for DecodeJob {
     /// here, inlined into the caller, and the other stages out of line: a
     /// short input's call is mostly fixed costs.
     #[inline(always)]
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         if let Stage::Start = self.stage {
             let text = &input[..self.end];
             if let Some(step) = self.short(text, output, max_input) {
@@ -471,7 +477,7 @@ impl Job for DecodeJob {
 pub(crate) fn decode_whole_quanta(
     input: &[u8],
     opts: DecodeOptions,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
 ) -> Option<(Window, bool)> {
     let stop = LastChunkHandlingOptions::StopBeforePartial;
     let (result, written) = simd::decode_bounded(input, output, opts.alphabet, stop);
@@ -517,6 +523,7 @@ const _: () = assert!(VALIDATION_SCRATCH >= lines::BLOCK_OUTPUT);
 mod tests {
     use super::*;
     use crate::options::{Alphabet, EncodeOptions};
+    use crate::output::as_output;
     use crate::test_support::{
         decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng, EDIT_BYTES,
     };
@@ -530,7 +537,8 @@ mod tests {
     ) -> Result<(), DecodeError> {
         let mut scratch = vec![0u8; scratch];
         let mut job = DecodeJob::validating(input, opts);
-        job.run_to_end(input, &mut scratch, slice).map(|_| ())
+        job.run_to_end(input, as_output(&mut scratch), slice)
+            .map(|_| ())
     }
 
     impl Stage {
@@ -621,7 +629,7 @@ mod tests {
                 for steps in 1.. {
                     assert!(steps <= text.len() + 2, "round {round}: no end");
                     let before = job.clone();
-                    match job.step(&text, &mut output, slice) {
+                    match job.step(&text, as_output(&mut output), slice) {
                         Step::More => {
                             job.assert_invariants(&text, &first, &before);
                             seen[usize::from(job.stage.rank())] += 1;

@@ -16,16 +16,18 @@ use crate::avx2_decode;
 use crate::encoder::{self, Encoder};
 use crate::kernel;
 use crate::options::{Alphabet, DecodeOptions};
+use crate::output::put;
 use crate::rules::{check_final_quantum, check_skipped_bytes};
 use crate::rules::{class_table, class_table_for, is_sextet_class};
 use crate::simd::decode_loose;
 use simdutf::ErrorCode;
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 /// `input` (all of a decode's input, trimmed) decoded into `output`, which
 /// holds `lengths::decoded_len_bound(input)`, if it has the common shape.
 #[inline]
-pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<usize> {
+pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [MaybeUninit<u8>]) -> Option<usize> {
     // One character past whole quanta is never the common shape; any other
     // length leaves the output room for the body (`decoded_len_bound`).
     if input.len() % 4 == 1 {
@@ -53,7 +55,11 @@ pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<us
 
 /// All of `input` in one simdutf decode and OTP's rules over it; `None`
 /// where simdutf fails or a rule refuses (the later stages say why).
-fn decode_whole(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<usize> {
+fn decode_whole(
+    input: &[u8],
+    opts: DecodeOptions,
+    output: &mut [MaybeUninit<u8>],
+) -> Option<usize> {
     let result = decode_loose(input, opts.alphabet, output);
     if result.error != ErrorCode::Success {
         return None;
@@ -150,7 +156,11 @@ static QUANTA: [QuantumTables; 3] = [
 /// Short input of the common shape (the module's), decoded by table lookups;
 /// `None` for anything else (whitespace, other bytes, a dangling character,
 /// missing padding that is required, non-zero unused bits under `canonical`).
-fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<usize> {
+fn decode_short(
+    input: &[u8],
+    opts: DecodeOptions,
+    output: &mut [MaybeUninit<u8>],
+) -> Option<usize> {
     let last_len = match input.len() % 4 {
         0 => 4,
         cut @ (2 | 3) if !opts.padding_required => cut,
@@ -172,7 +182,7 @@ fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
             | third[quantum[2] as usize]
             | fourth[quantum[3] as usize];
         body_bits |= bits;
-        out[i * 3..i * 3 + 4].copy_from_slice(&bits.to_le_bytes());
+        put(&mut out[i * 3..i * 3 + 4], &bits.to_le_bytes());
     }
     if body_bits & NOT_A_SEXTET != 0 {
         return None;
@@ -205,9 +215,9 @@ fn decode_short(input: &[u8], opts: DecodeOptions, output: &mut [u8]) -> Option<
     // length the compiler cannot see (even `copy_from_slice` in a
     // catch-all arm) is a call to memmove.
     match &mut output[written..written + bytes] {
-        [x] => *x = bits[1],
-        [x, y] => [*x, *y] = [bits[1], bits[2]],
-        [x, y, z] => [*x, *y, *z] = [bits[1], bits[2], bits[3]],
+        [x] => *x = MaybeUninit::new(bits[1]),
+        [x, y] => [*x, *y] = [bits[1], bits[2]].map(MaybeUninit::new),
+        [x, y, z] => [*x, *y, *z] = [bits[1], bits[2], bits[3]].map(MaybeUninit::new),
         _ => return None, // `bytes` is 1 to 3
     }
     Some(written + bytes)
@@ -218,6 +228,7 @@ mod tests {
     use super::*;
     use crate::lengths::decoded_len_bound;
     use crate::options::EncodeOptions;
+    use crate::output::as_output;
     use crate::scalar;
     use crate::test_support::{encode_to_vec as enc, scalar_decode_to_vec, Rng, EDIT_BYTES};
 
@@ -237,9 +248,10 @@ mod tests {
                     let mut input = *b"QUJDQUJD";
                     input[place] = byte;
                     let mut out = [0u8; 8];
-                    let short = decode_short(&input, opts, &mut out).map(|n| out[..n].to_vec());
+                    let short =
+                        decode_short(&input, opts, as_output(&mut out)).map(|n| out[..n].to_vec());
                     let mut expected = [0u8; 8];
-                    let scalar = scalar::decode(&input, opts, &mut expected);
+                    let scalar = scalar::decode(&input, opts, as_output(&mut expected));
                     match short {
                         Some(bytes) => assert_eq!(Ok(&bytes[..]), scalar.map(|n| &expected[..n])),
                         None => assert!(
@@ -279,14 +291,14 @@ mod tests {
             }
             for &opts in &option_sets {
                 let mut out = vec![0u8; decoded_len_bound(&input)];
-                let Some(written) = decode_short(&input, opts, &mut out) else {
+                let Some(written) = decode_short(&input, opts, as_output(&mut out)) else {
                     declined += 1;
                     continue;
                 };
                 taken += 1;
                 let mut expected = vec![0u8; input.len()];
-                let expected =
-                    scalar::decode(&input, opts, &mut expected).map(|n| expected[..n].to_vec());
+                let expected = scalar::decode(&input, opts, as_output(&mut expected))
+                    .map(|n| expected[..n].to_vec());
                 assert_eq!(
                     Ok(&out[..written]),
                     expected.as_deref(),
@@ -323,7 +335,7 @@ mod tests {
             let mut taken = 0;
             for &opts in option_sets {
                 let mut out = vec![0u8; decoded_len_bound(input)];
-                let Some(written) = decode(input, opts, &mut out) else {
+                let Some(written) = decode(input, opts, as_output(&mut out)) else {
                     continue;
                 };
                 taken += 1;

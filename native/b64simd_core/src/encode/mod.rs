@@ -9,6 +9,7 @@ use crate::encoder::encode_piece;
 use crate::job::{Buffer, Job, Step};
 use crate::lengths::encoded_len;
 use crate::options::EncodeOptions;
+use std::mem::MaybeUninit;
 
 #[derive(Clone, Debug)]
 pub struct EncodeJob {
@@ -62,7 +63,7 @@ impl Job for EncodeJob {
     /// Inlined into the call, as decode's: returned through memory, its
     /// `Step` cost a short call a stalled store forward.
     #[inline(always)]
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let unit = if max_input >= ALIGNED_GROUP {
             ALIGNED_GROUP
         } else {
@@ -87,11 +88,12 @@ impl Job for EncodeJob {
 mod tests {
     use super::*;
     use crate::options::Alphabet;
+    use crate::output::as_output;
 
     fn encode_sliced(input: &[u8], opts: EncodeOptions, slice: usize) -> Vec<u8> {
         let mut job = EncodeJob::new(opts);
         let mut out = vec![0u8; job.buffer(input).unwrap().size()];
-        let written = job.run_to_end(input, &mut out, slice);
+        let written = job.run_to_end(input, as_output(&mut out), slice);
         assert_eq!(written, Ok(out.len()));
         out
     }
@@ -125,7 +127,7 @@ mod tests {
         let mut output = vec![0u8; encoded_len(plain.len(), true).unwrap()];
         let mut job = EncodeJob::new(EncodeOptions::DEFAULT);
         let mut positions = vec![];
-        while job.step(&plain, &mut output, 1000) == Step::More {
+        while job.step(&plain, as_output(&mut output), 1000) == Step::More {
             positions.push((job.in_pos, job.out_pos));
         }
         assert_eq!(positions.len(), 10_000 / 960);

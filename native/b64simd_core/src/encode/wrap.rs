@@ -16,7 +16,9 @@ use crate::encoder::{self, encode_piece, Encoder};
 use crate::job::{Buffer, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, LineBreak, Lines};
+use crate::output::{as_output, put};
 use crate::scratch::with_scratch;
+use std::mem::MaybeUninit;
 
 /// Input bytes encoded per block: 16 KiB of text, small enough to stay in L1
 /// between encoding it and copying it out.
@@ -88,7 +90,7 @@ impl WrapJob {
         column: usize,
         group: &[u8],
         data_pos: usize,
-        output: &mut [u8],
+        output: &mut [MaybeUninit<u8>],
     ) -> WrapJob {
         let mut job = WrapJob::after(opts, lines, column);
         // The group leaves the line part-filled.
@@ -101,7 +103,7 @@ impl WrapJob {
     /// `piece` is whole units, or the end of the input: its wrapped encoding
     /// is whole lines but for the last, and an LF separates it from the
     /// previous piece's.
-    fn encode_lines(&mut self, encoder: Encoder, piece: &[u8], output: &mut [u8]) {
+    fn encode_lines(&mut self, encoder: Encoder, piece: &[u8], output: &mut [MaybeUninit<u8>]) {
         if piece.is_empty() {
             return;
         }
@@ -109,7 +111,10 @@ impl WrapJob {
         // continues ends with a full line (`after`).
         if self.out_pos > 0 || self.column == self.lines.length {
             let line_break = self.lines.line_break.bytes();
-            output[self.out_pos..self.out_pos + line_break.len()].copy_from_slice(line_break);
+            put(
+                &mut output[self.out_pos..self.out_pos + line_break.len()],
+                line_break,
+            );
             self.out_pos += line_break.len();
             self.column = 0;
         }
@@ -118,13 +123,13 @@ impl WrapJob {
     }
 
     /// `piece` is whole 3-byte groups, or the end of the input.
-    fn encode_blocks(&mut self, piece: &[u8], output: &mut [u8]) {
+    fn encode_blocks(&mut self, piece: &[u8], output: &mut [MaybeUninit<u8>]) {
         with_scratch(|block| {
             for group in piece.chunks(BLOCK_INPUT) {
                 let len = encoded_len(group.len(), self.opts.padding)
                     .expect("a block's encoding is a few hundred bytes");
                 let text = &mut block[..len];
-                encode_piece(group, self.opts, text, group.len());
+                encode_piece(group, self.opts, as_output(text), group.len());
                 self.copy_wrapped(text, output);
             }
         })
@@ -132,12 +137,15 @@ impl WrapJob {
 
     /// Copies `text` to the output a line at a time. A break is written only
     /// when a character follows it, so the output never ends in one.
-    fn copy_wrapped(&mut self, mut text: &[u8], output: &mut [u8]) {
+    fn copy_wrapped(&mut self, mut text: &[u8], output: &mut [MaybeUninit<u8>]) {
         let length = self.lines.length;
         let line_break = self.lines.line_break.bytes();
         while !text.is_empty() {
             if self.column == length {
-                output[self.out_pos..self.out_pos + line_break.len()].copy_from_slice(line_break);
+                put(
+                    &mut output[self.out_pos..self.out_pos + line_break.len()],
+                    line_break,
+                );
                 self.out_pos += line_break.len();
                 self.column = 0;
             }
@@ -151,7 +159,7 @@ impl WrapJob {
                 text = &text[lines * length..];
             }
             let n = text.len().min(length - self.column);
-            output[self.out_pos..self.out_pos + n].copy_from_slice(&text[..n]);
+            put(&mut output[self.out_pos..self.out_pos + n], &text[..n]);
             self.out_pos += n;
             self.column += n;
             text = &text[n..];
@@ -170,7 +178,7 @@ impl Job for WrapJob {
     /// groups unless it is the end). `output` is the whole output, exactly
     /// `wrapped_len` bytes. Inlined into the call, as plain encode's.
     #[inline(always)]
-    fn step(&mut self, input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         // The same on every step, which gets the same input.
         let whole_lines = whole_lines(self.lines, input.len()).filter(|_| self.on_lines);
         let unit = whole_lines.map_or(3, |(_, unit)| unit);
@@ -192,7 +200,7 @@ impl Job for WrapJob {
 /// Copies whole lines, each followed by a break. The two real uses (MIME 76,
 /// PEM 64) get a copy with the sizes known at compile time, which becomes a
 /// few vector moves per line instead of a call to `memcpy`.
-fn copy_lines(text: &[u8], out: &mut [u8], lines: Lines) {
+fn copy_lines(text: &[u8], out: &mut [MaybeUninit<u8>], lines: Lines) {
     match (lines.length, lines.line_break) {
         (76, LineBreak::CrLf) => copy_fixed_lines::<76, 2>(text, out, b"\r\n"),
         (76, LineBreak::Lf) => copy_fixed_lines::<76, 1>(text, out, b"\n"),
@@ -202,8 +210,8 @@ fn copy_lines(text: &[u8], out: &mut [u8], lines: Lines) {
             let line_break = line_break.bytes();
             let stride = length + line_break.len();
             for (line, dst) in text.chunks_exact(length).zip(out.chunks_exact_mut(stride)) {
-                dst[..length].copy_from_slice(line);
-                dst[length..].copy_from_slice(line_break);
+                put(&mut dst[..length], line);
+                put(&mut dst[length..], line_break);
             }
         }
     }
@@ -211,12 +219,12 @@ fn copy_lines(text: &[u8], out: &mut [u8], lines: Lines) {
 
 fn copy_fixed_lines<const L: usize, const B: usize>(
     text: &[u8],
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
     line_break: &[u8; B],
 ) {
     for (line, dst) in text.chunks_exact(L).zip(out.chunks_exact_mut(L + B)) {
-        dst[..L].copy_from_slice(line);
-        dst[L..].copy_from_slice(line_break);
+        put(&mut dst[..L], line);
+        put(&mut dst[L..], line_break);
     }
 }
 
@@ -234,7 +242,7 @@ mod tests {
     /// The obvious definition: encode, then cut into lines and join them.
     fn reference(input: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
         let mut text = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
-        encode_piece(input, opts, &mut text, input.len());
+        encode_piece(input, opts, as_output(&mut text), input.len());
         text.chunks(lines.length)
             .collect::<Vec<_>>()
             .join(lines.line_break.bytes())
@@ -243,7 +251,7 @@ mod tests {
     fn wrapped(input: &[u8], opts: EncodeOptions, lines: Lines, slice: usize) -> Vec<u8> {
         let mut out = vec![0u8; wrapped_len(input.len(), opts.padding, lines, 0).unwrap()];
         let mut job = WrapJob::new(opts, lines);
-        let written = job.run_to_end(input, &mut out, slice);
+        let written = job.run_to_end(input, as_output(&mut out), slice);
         assert_eq!(written, Ok(out.len()));
         out
     }
@@ -342,9 +350,9 @@ mod tests {
         } else {
             let taken = (3 - carry.len()).min(data.len());
             let group = [carry, &data[..taken]].concat();
-            WrapJob::after_group(opts, lines, column, &group, taken, &mut out)
+            WrapJob::after_group(opts, lines, column, &group, taken, as_output(&mut out))
         };
-        let written = job.run_to_end(data, &mut out, slice);
+        let written = job.run_to_end(data, as_output(&mut out), slice);
         assert_eq!(written, Ok(len));
         out
     }

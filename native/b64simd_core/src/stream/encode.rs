@@ -11,6 +11,8 @@ use crate::encoder::encode_piece;
 use crate::job::{Buffer, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, Lines};
+use crate::output::put;
+use std::mem::MaybeUninit;
 
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;
@@ -62,10 +64,13 @@ impl EncodeStream {
     }
 
     /// Writes the state into `out`, `state_len()` bytes.
-    pub fn write_state(&self, out: &mut [u8]) {
-        out[..NUMBER].copy_from_slice(&self.flags.to_le_bytes());
-        out[NUMBER..HEADER].copy_from_slice(&(self.column as u64).to_le_bytes());
-        out[HEADER..].copy_from_slice(&self.carry[..self.carry_len]);
+    pub fn write_state(&self, out: &mut [MaybeUninit<u8>]) {
+        put(&mut out[..NUMBER], &self.flags.to_le_bytes());
+        put(
+            &mut out[NUMBER..HEADER],
+            &(self.column as u64).to_le_bytes(),
+        );
+        put(&mut out[HEADER..], &self.carry[..self.carry_len]);
     }
 
     /// The job that encodes the whole groups of the carry and `piece`;
@@ -139,7 +144,7 @@ impl EncodePiece {
 
     /// The shared group, encoded into `output`; the job then reads the
     /// piece from after the bytes the group took.
-    fn start(&mut self, piece: &[u8], output: &mut [u8]) {
+    fn start(&mut self, piece: &[u8], output: &mut [MaybeUninit<u8>]) {
         let stream = &self.stream;
         let carried = stream.carried();
         let taken = (3 - carried.len()).min(self.data_len) * usize::from(!carried.is_empty());
@@ -180,7 +185,7 @@ impl Job for EncodePiece {
     }
 
     /// `piece` is the stream's piece (none at its end).
-    fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, piece: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         if self.len == 0 {
             return Step::Done(0);
         }
@@ -207,12 +212,13 @@ impl Job for EncodePiece {
 mod tests {
     use super::*;
     use crate::options::LineBreak;
+    use crate::output::as_output;
     use crate::test_support::{encode_to_vec, wrapped_to_vec, Rng};
 
     fn run(job: &mut EncodePiece, piece: &[u8], slice: usize) -> Vec<u8> {
         let len = job.buffer(piece).unwrap().size();
         let mut out = vec![0u8; len];
-        assert_eq!(job.run_to_end(piece, &mut out, slice), Ok(len));
+        assert_eq!(job.run_to_end(piece, as_output(&mut out), slice), Ok(len));
         out
     }
 
@@ -220,7 +226,7 @@ mod tests {
     fn stream(input: &[u8], flags: u64, cuts: &[usize], slice: usize) -> Vec<u8> {
         let first = EncodeStream::new(flags).unwrap();
         let mut state = vec![0u8; first.state_len()];
-        first.write_state(&mut state);
+        first.write_state(as_output(&mut state));
         let mut out = Vec::new();
         let mut at = 0;
         for &cut in cuts.iter().chain([input.len()].iter()) {
@@ -231,7 +237,7 @@ mod tests {
             out.extend(run(&mut job, piece, slice));
             let next = job.next().unwrap();
             state = vec![0u8; next.state_len()];
-            next.write_state(&mut state);
+            next.write_state(as_output(&mut state));
         }
         let mut job = EncodeStream::from_state(&state).unwrap().end();
         out.extend(run(&mut job, &[], slice));

@@ -10,6 +10,8 @@
 
 use crate::error::DecodeError;
 use crate::options::{DecodeOptions, Kind};
+use crate::output::put;
+use std::mem::MaybeUninit;
 
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;
@@ -103,21 +105,24 @@ impl Carry {
         &self,
         piece: &[u8],
         kept: impl ExactSizeIterator<Item = usize> + Clone,
-        out: &mut [u8],
+        out: &mut [MaybeUninit<u8>],
     ) {
         let (header, rest) = out.split_at_mut(HEADER);
         let (flags, position) = header.split_at_mut(NUMBER);
         let (bytes, offsets) = rest.split_at_mut(kept.len());
-        flags.copy_from_slice(&self.flags.to_le_bytes());
-        position.copy_from_slice(&((self.position + piece.len()) as u64).to_le_bytes());
+        put(flags, &self.flags.to_le_bytes());
+        put(
+            position,
+            &((self.position + piece.len()) as u64).to_le_bytes(),
+        );
         for (slot, at) in bytes.iter_mut().zip(kept.clone()) {
-            *slot = match self.bytes().get(at) {
+            *slot = MaybeUninit::new(match self.bytes().get(at) {
                 Some(&byte) => byte,
                 None => piece[at - self.len],
-            };
+            });
         }
         for (slot, at) in offsets.chunks_exact_mut(NUMBER).zip(kept) {
-            slot.copy_from_slice(&(self.stream_offset(at) as u64).to_le_bytes());
+            put(slot, &(self.stream_offset(at) as u64).to_le_bytes());
         }
     }
 }
@@ -130,6 +135,7 @@ fn number(bytes: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::options::DEFAULT_FLAGS;
+    use crate::output::as_output;
 
     fn after(state: &[u8], piece: &[u8], kept: &[usize]) -> Vec<u8> {
         let carry = match state {
@@ -137,7 +143,7 @@ mod tests {
             _ => Carry::from_binary(state).unwrap(),
         };
         let mut out = vec![0; Carry::binary_len(kept.len())];
-        carry.write_after(piece, kept.iter().copied(), &mut out);
+        carry.write_after(piece, kept.iter().copied(), as_output(&mut out));
         out
     }
 

@@ -15,6 +15,7 @@ use crate::decode::{decode_whole_quanta, lines, DecodeJob};
 use crate::lengths::maximal_decoded_len;
 use crate::options::DecodeOptions;
 use crate::simd::Window;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// The bytes of `carry ++ piece` (offsets into the two, `carry_len` and
@@ -51,7 +52,7 @@ pub fn start(
     carry: &[u8],
     piece: &[u8],
     opts: DecodeOptions,
-    output: &mut [u8],
+    output: &mut [MaybeUninit<u8>],
     max_input: usize,
 ) -> Option<Start> {
     let job_at = |in_piece, written| {
@@ -102,6 +103,7 @@ mod tests {
     use super::*;
     use crate::job::{Job, Step};
     use crate::options::Alphabet;
+    use crate::output::as_output;
     use crate::test_support::encode_to_vec;
     use crate::test_support::{scalar_decode_to_vec, Rng};
 
@@ -113,12 +115,12 @@ mod tests {
         max_input: usize,
     ) -> Option<(Vec<u8>, usize)> {
         let mut out = vec![0u8; maximal_decoded_len(carry.len() + piece.len())];
-        let mut job = match start(carry, piece, opts, &mut out, max_input)? {
+        let mut job = match start(carry, piece, opts, as_output(&mut out), max_input)? {
             Start::Finished(done) => return Some((out[..done.written].to_vec(), done.consumed)),
             Start::Job(job) => job,
         };
         for _ in 0..piece.len() + 2 {
-            match job.step(piece, &mut out, max_input) {
+            match job.step(piece, as_output(&mut out), max_input) {
                 Step::More => continue,
                 Step::Done(written) => {
                     return Some((out[..written].to_vec(), carry.len() + job.position().0))

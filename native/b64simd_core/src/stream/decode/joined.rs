@@ -21,6 +21,7 @@ use crate::error::DecodeError;
 use crate::job::{Job, Step};
 use crate::options::DecodeOptions;
 use crate::rules::{is_otp_whitespace, pads_allowed};
+use std::mem::MaybeUninit;
 
 #[derive(Clone, Debug)]
 pub struct JoinedJob {
@@ -72,7 +73,7 @@ impl JoinedJob {
     /// `Done(n)`: the first `n` bytes of `output` (at least
     /// `maximal_decoded_len` of the joined buffer) are the data of the whole
     /// quanta, and `kept()` says what to carry.
-    pub fn step(&mut self, output: &mut [u8], max_input: usize) -> Step {
+    pub fn step(&mut self, output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let limit = self.dangling.unwrap_or(self.body_len);
         let body = &self.joined[..limit];
         let (written, left) = match self.decode.step(body, output, max_input) {
@@ -124,6 +125,7 @@ impl JoinedJob {
 mod tests {
     use super::*;
     use crate::lengths::maximal_decoded_len;
+    use crate::output::as_output;
 
     fn exact(
         input: &[u8],
@@ -134,7 +136,7 @@ mod tests {
         let (carry, piece) = input.split_at(input.len() / 3);
         let mut job = JoinedJob::new(carry, piece, opts);
         loop {
-            match job.step(&mut out, slice) {
+            match job.step(as_output(&mut out), slice) {
                 Step::More => continue,
                 Step::Done(written) => return Ok((out[..written].to_vec(), job.kept().to_vec())),
                 Step::Failed(error) => return Err(error),

@@ -18,6 +18,7 @@ use crate::lengths::maximal_decoded_len;
 use crate::options::DecodeOptions;
 use in_place::Start;
 use joined::JoinedJob;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// The decode of one piece: `Done(n)` is the data of the whole quanta so
@@ -72,7 +73,7 @@ impl DecodePiece {
 
     /// Once done: writes the stream's next state into `out`
     /// (`next_state_len()` bytes); `piece` is the piece it decoded.
-    pub fn write_next_state(&self, piece: &[u8], out: &mut [u8]) {
+    pub fn write_next_state(&self, piece: &[u8], out: &mut [MaybeUninit<u8>]) {
         match &self.phase {
             Phase::KeptRange(range) => self.carry.write_after(piece, range.clone(), out),
             Phase::KeptList(list) => self.carry.write_after(piece, list.iter().copied(), out),
@@ -111,7 +112,7 @@ impl Job for DecodePiece {
         Some(Buffer::Data(maximal_decoded_len(text)))
     }
 
-    fn step(&mut self, piece: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, piece: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         match &mut self.phase {
             Phase::Begin => {
                 let opts = mid_stream(self.carry.options());
@@ -197,7 +198,7 @@ impl Job for DecodeEnd {
     }
 
     /// Reads what is carried: `input` is not read (the stream has ended).
-    fn step(&mut self, _input: &[u8], output: &mut [u8], max_input: usize) -> Step {
+    fn step(&mut self, _input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let carried = self.carry.bytes();
         match self.decode.step(carried, output, max_input) {
             Step::Failed(error) => {
@@ -217,6 +218,7 @@ impl Job for DecodeEnd {
 mod tests {
     use super::*;
     use crate::error::DecodeError;
+    use crate::output::as_output;
     use crate::test_support::{decode_to_vec, encode_to_vec, Rng};
 
     /// A stream through its state bytes, as Erlang holds it: the data, or
@@ -235,15 +237,15 @@ mod tests {
             at = cut.max(at);
             let mut job = DecodePiece::new(&carry, piece);
             let mut data = vec![0u8; job.buffer(piece).unwrap().size()];
-            let written = job.run_to_end(piece, &mut data, slice)?;
+            let written = job.run_to_end(piece, as_output(&mut data), slice)?;
             out.extend_from_slice(&data[..written]);
             let mut state = vec![0u8; job.next_state_len()];
-            job.write_next_state(piece, &mut state);
+            job.write_next_state(piece, as_output(&mut state));
             carry = Carry::from_binary(&state).unwrap();
         }
         let mut end = DecodeEnd::new(&carry);
         let mut data = vec![0u8; end.buffer(&[]).unwrap().size()];
-        let written = end.run_to_end(&[], &mut data, slice)?;
+        let written = end.run_to_end(&[], as_output(&mut data), slice)?;
         out.extend_from_slice(&data[..written]);
         Ok(out)
     }
