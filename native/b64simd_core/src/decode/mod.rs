@@ -418,6 +418,11 @@ impl DecodeJob {
                 if self.unbroken(text, output, budget) {
                     continue;
                 }
+                // Less than a quantum of this step left ends the step, not
+                // the stage (unless every step is that small).
+                if budget < 4 && end < text.len() && max_input >= 4 {
+                    return Step::More;
+                }
                 self.stage = Stage::Windows;
             }
             match self.window(text, output, budget) {
@@ -539,6 +544,28 @@ mod tests {
         let mut job = DecodeJob::validating(input, opts);
         job.run_to_end(input, as_output(&mut scratch), slice)
             .map(|_| ())
+    }
+
+    /// Unbroken text stays on unbroken windows through steps of any size:
+    /// a step whose budget ends mid-quantum leaves the rest to the next
+    /// step, not to the slower bounded windows.
+    #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
+    fn unbroken_text_stays_unbroken_through_uneven_steps() {
+        let text = encode_to_vec(&[0x5A; 30_000], EncodeOptions::DEFAULT);
+        for (discard, step) in [(false, 1001), (false, 4097), (true, 1001), (true, 16_386)] {
+            let mut job = DecodeJob::new(&text, DecodeOptions::DEFAULT);
+            job.discard = discard;
+            let mut out = vec![0u8; job.buffer(&text).unwrap().size()];
+            while job.step(&text, as_output(&mut out), step) == Step::More {
+                assert!(
+                    matches!(job.stage, Stage::Unbroken),
+                    "{discard} {step}: {:?} at {}",
+                    job.stage,
+                    job.in_pos
+                );
+            }
+        }
     }
 
     impl Stage {
