@@ -12,7 +12,7 @@
 -export([main/1]).
 
 -define(MIB, 1048576).
--define(ROUNDS, 5).
+
 %% Each run lasts at least this long, and at least 4 calls.
 -define(RUN_NS, 150_000_000).
 -define(PIECE, 65536).
@@ -75,10 +75,13 @@ size_rows(Size, Peer) ->
     [check(Library, Op, Fun, Input, Data, Text) || {Library, Op, _, Fun, Input} <- Cases],
     Calls = max(4, ?RUN_NS div max(1, Size div 8)),
     Runs = [[{Case, run(Fun, Input, Pattern, Calls, Size)} || {_, _, Pattern, Fun, Input} = Case <- Cases]
-            || _ <- lists:seq(1, ?ROUNDS)],
+            || _ <- lists:seq(1, rounds())],
     [{Size, Library, Op, Pattern, median([Rate || {C, {Rate, _}} <- lists:append(Runs), C =:= Case]),
       median([Faults || {C, {_, Faults}} <- lists:append(Runs), C =:= Case])}
      || {Library, Op, Pattern, _, _} = Case <- Cases].
+
+%% Interleaved rounds (`BIG_ROUNDS', default 5).
+rounds() -> list_to_integer(os:getenv("BIG_ROUNDS", "5")).
 
 input(decode, _Data, Text) -> Text;
 input(_, Data, _Text) -> Data.
@@ -133,7 +136,7 @@ median(Values) ->
 table(Rows) ->
     [io_lib:format("~-8s ~-10s ~-12s ~-7s ~10s ~12s~n",
                    [size, pattern, library, op, "MiB/s", "faults/call"]) |
-     [io_lib:format("~-8s ~-10s ~-12s ~-7s ~10.0f ~12.1f~n",
+     [io_lib:format("~-8s ~-10w ~-12w ~-7w ~10.1f ~12.1f~n",
                     [mib(Size), Pattern, Library, Op, Rate, Faults])
       || {Size, Library, Op, Pattern, Rate, Faults} <- Rows]].
 
@@ -161,7 +164,7 @@ ratios(Rows) ->
                            _ -> io_lib:format("~.1f / ~.1f", [Faults(Size, b64simd, Op, Pattern),
                                                                Faults(Size, b64veryfast, Op, Pattern)])
                        end,
-          io_lib:format("~-8s ~-10s ~-7s ~12s ~8s ~8s ~16s~n",
+          io_lib:format("~-8s ~-10w ~-7w ~12s ~8s ~8s ~16s~n",
                         [mib(Size), Pattern, Op, Ratio(Rate(Size, b64veryfast, Op, Pattern)),
                          Ratio(Rate(Size, copy, copy, Pattern)), Ratio(Rate(Size, stream, Op, Pattern)),
                          PeerFaults])

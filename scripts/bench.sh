@@ -68,6 +68,13 @@ if [ "$what" != latency ]; then
     echo "plot: $plot"
 fi
 
+# Big calls, 2 to 64 MiB, in the two loops users write (results piling up
+# until the process collects; each collected before the next), beside
+# b64veryfast, binary:copy/1 and the stream, minor page faults per call.
+if [ "$what" != latency ]; then
+    run_logged "bench/results/big-$stamp.txt" b64simd_big "bench/results/big-$stamp-table.txt"
+fi
+
 # Small calls (bench/b64simd_small.erl): every size from 32 B to 4 KiB, the
 # erlfdb workload, HyperBEAM's IDs, option maps and the per-call floor (a C
 # NIF that does everything but the encoding, built here against the
