@@ -167,8 +167,8 @@ workloads(Size) ->
     Base64 = base64:encode(Data),
     [{"b64simd", "encode", fun() -> b64simd:encode(Data) end},
      {"b64simd", "decode", fun() -> b64simd:decode(Base64) end},
-     {"b64simd dirty", "encode", fun() -> b64simd_nif:encode_dirty(Data, 4) end},
-     {"b64simd dirty", "decode", fun() -> b64simd_nif:decode_dirty(Base64, 4) end},
+     {"b64simd dirty", "encode", fun() -> b64simd_nif:encode_dirty(Data, #{}) end},
+     {"b64simd dirty", "decode", fun() -> b64simd_nif:decode_dirty(Base64, #{}) end},
      {"otp base64", "encode", fun() -> base64:encode(Data) end},
      {"otp base64", "decode", fun() -> base64:decode(Base64) end},
      {"binary:copy", "copy", fun() -> binary:copy(Data) end}]

@@ -49,9 +49,9 @@ targets() ->
         {"ID decode, over decode64_url_unchecked/1", speedup, {id, decode, b64simd},
          {id, decode, b64veryfast_unchecked}, 1.0}]
     ++ [{"encode/2 " ++ map_label(Map) ++ " over encode/1, ns", over, {options, encode, Map},
-         {options, encode, none}, 5.0} || Map <- maps()]
+         {options, encode, none}, 12.0} || Map <- maps()]
     ++ [{"decode/2 " ++ map_label(Map) ++ " over decode/1, ns", over, {options, decode, Map},
-         {options, decode, none}, 5.0} || Map <- maps()]
+         {options, decode, none}, 12.0} || Map <- maps()]
     ++ [{"encode/1 of 32 B over the floor NIF", floor, {floor, encode}, {floor, nif}, 1.5},
         {"decode/1 of 44 characters over the floor NIF", floor, {floor, decode},
          {floor, nif}, 1.6}].

@@ -114,7 +114,7 @@ defmodule B64Simd do
   def encode64(data, []) when is_binary(data), do: :b64simd.encode(data)
 
   def encode64(data, opts) when is_binary(data),
-    do: run(&:b64simd_nif.encode/2, data, encode_flags(:standard, opts))
+    do: run(&:b64simd_nif.encode/2, data, encode_options(:standard, opts))
 
   def encode64(data, opts), do: encode64(flatten!(data), opts)
 
@@ -130,7 +130,7 @@ defmodule B64Simd do
   def url_encode64(data, opts \\ [])
 
   def url_encode64(data, opts) when is_binary(data),
-    do: run(&:b64simd_nif.encode/2, data, encode_flags(:urlsafe, opts))
+    do: run(&:b64simd_nif.encode/2, data, encode_options(:urlsafe, opts))
 
   def url_encode64(data, opts), do: url_encode64(flatten!(data), opts)
 
@@ -151,7 +151,7 @@ defmodule B64Simd do
   def decode64(string, opts \\ [])
 
   def decode64(string, opts) when is_binary(string),
-    do: ok_or_error(run(&:b64simd_nif.decode/2, string, decode_flags(:standard, opts)))
+    do: ok_or_error(run(&:b64simd_nif.decode/2, string, decode_options(:standard, opts)))
 
   def decode64(string, opts), do: decode64(flatten!(string), opts)
 
@@ -167,7 +167,7 @@ defmodule B64Simd do
   def url_decode64(string, opts \\ [])
 
   def url_decode64(string, opts) when is_binary(string),
-    do: ok_or_error(run(&:b64simd_nif.decode/2, string, decode_flags(:urlsafe, opts)))
+    do: ok_or_error(run(&:b64simd_nif.decode/2, string, decode_options(:urlsafe, opts)))
 
   def url_decode64(string, opts), do: url_decode64(flatten!(string), opts)
 
@@ -233,7 +233,7 @@ defmodule B64Simd do
   def valid64?(string, opts \\ [])
 
   def valid64?(string, opts) when is_binary(string),
-    do: run(&:b64simd_nif.is_valid/2, string, decode_flags(:standard, opts))
+    do: run(&:b64simd_nif.is_valid/2, string, decode_options(:standard, opts))
 
   def valid64?(string, opts), do: valid64?(flatten!(string), opts)
 
@@ -247,7 +247,7 @@ defmodule B64Simd do
   def url_valid64?(string, opts \\ [])
 
   def url_valid64?(string, opts) when is_binary(string),
-    do: run(&:b64simd_nif.is_valid/2, string, decode_flags(:urlsafe, opts))
+    do: run(&:b64simd_nif.is_valid/2, string, decode_options(:urlsafe, opts))
 
   def url_valid64?(string, opts), do: url_valid64?(flatten!(string), opts)
 
@@ -265,7 +265,7 @@ defmodule B64Simd do
   def encode16(data, []) when is_binary(data), do: :b64simd_hex.encode_hex(data)
 
   def encode16(data, opts) when is_binary(data),
-    do: run(&:b64simd_nif.hex_encode/2, data, hex_flags(:hex_encode, opts))
+    do: run(&:b64simd_nif.hex_encode/2, data, hex_options(:hex_encode, opts))
 
   def encode16(data, opts), do: encode16(flatten!(data), opts)
 
@@ -285,7 +285,7 @@ defmodule B64Simd do
   def decode16(string, opts \\ [])
 
   def decode16(string, opts) when is_binary(string),
-    do: ok_or_error(run(&:b64simd_nif.hex_decode/2, string, hex_flags(:hex_decode, opts)))
+    do: ok_or_error(run(&:b64simd_nif.hex_decode/2, string, hex_options(:hex_decode, opts)))
 
   def decode16(string, opts), do: decode16(flatten!(string), opts)
 
@@ -301,10 +301,10 @@ defmodule B64Simd do
   """
   @spec decode16!(iodata, decode16_options) :: binary
   def decode16!(string, opts \\ []) do
-    flags = hex_flags(:hex_decode, opts)
+    letter_case = hex_options(:hex_decode, opts)
     binary = binary!(string)
 
-    case run(&:b64simd_nif.hex_decode/2, binary, flags) do
+    case run(&:b64simd_nif.hex_decode/2, binary, letter_case) do
       {:error, reason, byte} ->
         raise_as_base(:decode16!, binary, opts, reason, %{
           encoding: :base16,
@@ -330,7 +330,7 @@ defmodule B64Simd do
   def valid16?(string, opts \\ [])
 
   def valid16?(string, opts) when is_binary(string),
-    do: run(&:b64simd_nif.hex_is_valid/2, string, hex_flags(:hex_decode, opts))
+    do: run(&:b64simd_nif.hex_is_valid/2, string, hex_options(:hex_decode, opts))
 
   def valid16?(string, opts), do: valid16?(flatten!(string), opts)
 
@@ -347,7 +347,7 @@ defmodule B64Simd do
   def encode32(data, opts \\ [])
 
   def encode32(data, opts) when is_binary(data),
-    do: run(&:b64simd_nif.base32_encode/2, data, base32_flags(:base32_encode, :standard, opts))
+    do: run(&:b64simd_nif.base32_encode/2, data, base32_options(:base32_encode, :standard, opts))
 
   def encode32(data, opts), do: encode32(flatten!(data), opts)
 
@@ -369,7 +369,7 @@ defmodule B64Simd do
   def decode32(string, opts) when is_binary(string),
     do:
       ok_or_error(
-        run(&:b64simd_nif.base32_decode/2, string, base32_flags(:base32_decode, :standard, opts))
+        run(&:b64simd_nif.base32_decode/2, string, base32_options(:base32_decode, :standard, opts))
       )
 
   def decode32(string, opts), do: decode32(flatten!(string), opts)
@@ -399,7 +399,7 @@ defmodule B64Simd do
 
   def valid32?(string, opts) when is_binary(string),
     do:
-      run(&:b64simd_nif.base32_is_valid/2, string, base32_flags(:base32_decode, :standard, opts))
+      run(&:b64simd_nif.base32_is_valid/2, string, base32_options(:base32_decode, :standard, opts))
 
   def valid32?(string, opts), do: valid32?(flatten!(string), opts)
 
@@ -414,7 +414,7 @@ defmodule B64Simd do
   def hex_encode32(data, opts \\ [])
 
   def hex_encode32(data, opts) when is_binary(data),
-    do: run(&:b64simd_nif.base32_encode/2, data, base32_flags(:base32_encode, :hex, opts))
+    do: run(&:b64simd_nif.base32_encode/2, data, base32_options(:base32_encode, :hex, opts))
 
   def hex_encode32(data, opts), do: hex_encode32(flatten!(data), opts)
 
@@ -432,7 +432,7 @@ defmodule B64Simd do
   def hex_decode32(string, opts) when is_binary(string),
     do:
       ok_or_error(
-        run(&:b64simd_nif.base32_decode/2, string, base32_flags(:base32_decode, :hex, opts))
+        run(&:b64simd_nif.base32_decode/2, string, base32_options(:base32_decode, :hex, opts))
       )
 
   def hex_decode32(string, opts), do: hex_decode32(flatten!(string), opts)
@@ -458,7 +458,7 @@ defmodule B64Simd do
   def hex_valid32?(string, opts \\ [])
 
   def hex_valid32?(string, opts) when is_binary(string),
-    do: run(&:b64simd_nif.base32_is_valid/2, string, base32_flags(:base32_decode, :hex, opts))
+    do: run(&:b64simd_nif.base32_is_valid/2, string, base32_options(:base32_decode, :hex, opts))
 
   def hex_valid32?(string, opts), do: hex_valid32?(flatten!(string), opts)
 
@@ -521,10 +521,10 @@ defmodule B64Simd do
   @spec url_decode64_stream(Enumerable.t(), decode_options) :: Enumerable.t()
   def url_decode64_stream(chunks, opts \\ []), do: decode_stream(chunks, :urlsafe, opts)
 
-  # A NIF of the kind that `flags` were made for, run to its end (iodata
-  # flattened first): its data, verdict or `{:error, reason, byte}`.
+  # A NIF of the kind that `options` were made for, on a binary, run to its
+  # end: its data, verdict or `{:error, reason, byte}`.
   @compile {:inline, run: 3, ok_or_error: 1}
-  defp run(nif, binary, flags), do: :b64simd_options.call(nif, binary, flags)
+  defp run(nif, binary, options), do: :b64simd_call.finish(nif.(binary, options))
 
   defp ok_or_error({:error, _reason, _byte}), do: :error
   defp ok_or_error(data), do: {:ok, data}
@@ -532,7 +532,7 @@ defmodule B64Simd do
   defp decode!(string, mode, opts) do
     binary = binary!(string)
 
-    case run(&:b64simd_nif.decode/2, binary, decode_flags(mode, opts)) do
+    case run(&:b64simd_nif.decode/2, binary, decode_options(mode, opts)) do
       {:error, reason, byte} ->
         base_function = if mode == :standard, do: :decode64!, else: :url_decode64!
         options = parsed_options(:decode, mode, opts)
@@ -547,7 +547,7 @@ defmodule B64Simd do
   defp try_decode(string, mode, opts) do
     binary = binary!(string)
 
-    case run(&:b64simd_nif.decode/2, binary, decode_flags(mode, opts)) do
+    case run(&:b64simd_nif.decode/2, binary, decode_options(mode, opts)) do
       {:error, reason, byte} ->
         options = parsed_options(:decode, mode, opts)
         {:error, decode_error(reason, %{byte: byte, options: options})}
@@ -560,7 +560,7 @@ defmodule B64Simd do
   defp decode32!(string, alphabet, opts) do
     binary = binary!(string)
 
-    case run(&:b64simd_nif.base32_decode/2, binary, base32_flags(:base32_decode, alphabet, opts)) do
+    case run(&:b64simd_nif.base32_decode/2, binary, base32_options(:base32_decode, alphabet, opts)) do
       {:error, reason, byte} ->
         base_function = if alphabet == :standard, do: :decode32!, else: :hex_decode32!
         options = parsed_options(:base32_decode, alphabet, opts)
@@ -722,92 +722,84 @@ defmodule B64Simd do
   defp last_continue({:suspend, acc}), do: {:suspended, acc, &last_continue/1}
   defp last_continue({:cont, acc}), do: {:done, acc}
 
-  # Options become the integer the NIF takes in one step: the lists calls
+  # Options become the argument of the NIF call in one step: the lists calls
   # pass most (none, padding: false, ignore: :whitespace) are matched here,
-  # each to the literal :b64simd_options.elixir_flags/3 makes of it, asked
-  # at compile time and inlined into each function, so that a call costs
-  # what the Erlang call it stands for does (bench/b64simd_elixir_bench.exs);
-  # any other list is read by parse_flags/3, which refuses what it does not
-  # know. A list is matched by its parts: a literal list in a pattern
+  # each to the literal :b64simd_options.from_elixir/3 makes of it, asked at
+  # compile time and inlined into each function, so that a call costs what
+  # the Erlang call it stands for does (bench/b64simd_elixir_bench.exs); any
+  # other list is renamed by parsed_options/3, which refuses what it does
+  # not know. A list is matched by its parts: a literal list in a pattern
   # compiles to one comparison with the whole literal, which costs more
   # (bench/README.md).
-  flags = fn kind, variant, opts ->
-    {:ok, flags} = :b64simd_options.elixir_flags(kind, variant, opts)
-    flags
+  literal = fn kind, variant, opts ->
+    {:ok, options} = :b64simd_options.from_elixir(kind, variant, opts)
+    Macro.escape(options)
   end
 
   # A literal that serves both kinds of an encoding (a clause matching any
   # kind): the same for both, as the match checks.
   shared = fn kinds, variant, opts ->
-    [literal, literal] = for kind <- kinds, do: flags.(kind, variant, opts)
-    literal
+    [same, same] = for kind <- kinds, do: literal.(kind, variant, opts)
+    same
   end
 
-  # The literals change with the option table and Base's defaults.
-  @external_resource Path.join(__DIR__, "../src/b64simd_layout.hrl")
+  # The literals change with Base's defaults.
   @external_resource Path.join(__DIR__, "../src/b64simd_options.erl")
 
-  @compile {:inline, encode_flags: 2, decode_flags: 2}
-  defp encode_flags(:urlsafe, []), do: unquote(flags.(:encode, :urlsafe, []))
+  @compile {:inline, encode_options: 2, decode_options: 2}
+  defp encode_options(:urlsafe, []), do: unquote(literal.(:encode, :urlsafe, []))
 
-  defp encode_flags(:standard, [{:padding, off}]) when off === false,
-    do: unquote(flags.(:encode, :standard, padding: false))
+  defp encode_options(:standard, [{:padding, off}]) when off === false,
+    do: unquote(literal.(:encode, :standard, padding: false))
 
-  defp encode_flags(:urlsafe, [{:padding, off}]) when off === false,
-    do: unquote(flags.(:encode, :urlsafe, padding: false))
+  defp encode_options(:urlsafe, [{:padding, off}]) when off === false,
+    do: unquote(literal.(:encode, :urlsafe, padding: false))
 
-  defp encode_flags(mode, opts), do: parse_flags(:encode, mode, opts)
+  defp encode_options(mode, opts), do: parsed_options(:encode, mode, opts)
 
-  defp decode_flags(:standard, []), do: unquote(flags.(:decode, :standard, []))
-  defp decode_flags(:urlsafe, []), do: unquote(flags.(:decode, :urlsafe, []))
+  defp decode_options(:standard, []), do: unquote(literal.(:decode, :standard, []))
+  defp decode_options(:urlsafe, []), do: unquote(literal.(:decode, :urlsafe, []))
 
-  defp decode_flags(:standard, [{:padding, off}]) when off === false,
-    do: unquote(flags.(:decode, :standard, padding: false))
+  defp decode_options(:standard, [{:padding, off}]) when off === false,
+    do: unquote(literal.(:decode, :standard, padding: false))
 
-  defp decode_flags(:urlsafe, [{:padding, off}]) when off === false,
-    do: unquote(flags.(:decode, :urlsafe, padding: false))
+  defp decode_options(:urlsafe, [{:padding, off}]) when off === false,
+    do: unquote(literal.(:decode, :urlsafe, padding: false))
 
-  defp decode_flags(:standard, [{:ignore, skip}]) when skip === :whitespace,
-    do: unquote(flags.(:decode, :standard, ignore: :whitespace))
+  defp decode_options(:standard, [{:ignore, skip}]) when skip === :whitespace,
+    do: unquote(literal.(:decode, :standard, ignore: :whitespace))
 
-  defp decode_flags(:urlsafe, [{:ignore, skip}]) when skip === :whitespace,
-    do: unquote(flags.(:decode, :urlsafe, ignore: :whitespace))
+  defp decode_options(:urlsafe, [{:ignore, skip}]) when skip === :whitespace,
+    do: unquote(literal.(:decode, :urlsafe, ignore: :whitespace))
 
-  defp decode_flags(mode, opts), do: parse_flags(:decode, mode, opts)
+  defp decode_options(mode, opts), do: parsed_options(:decode, mode, opts)
 
   # Base16's case and Base32's options; the lists calls pass most are
   # matched first, as above.
-  @compile {:inline, hex_flags: 2, base32_flags: 3}
-  defp hex_flags(_kind, []), do: unquote(shared.([:hex_encode, :hex_decode], :upper, []))
+  @compile {:inline, hex_options: 2, base32_options: 3}
+  defp hex_options(_kind, []), do: unquote(shared.([:hex_encode, :hex_decode], :upper, []))
 
-  defp hex_flags(:hex_encode, [{:case, lower}]) when lower === :lower,
-    do: unquote(flags.(:hex_encode, :upper, case: :lower))
+  defp hex_options(:hex_encode, [{:case, lower}]) when lower === :lower,
+    do: unquote(literal.(:hex_encode, :upper, case: :lower))
 
-  defp hex_flags(:hex_decode, [{:case, mixed}]) when mixed === :mixed,
-    do: unquote(flags.(:hex_decode, :upper, case: :mixed))
+  defp hex_options(:hex_decode, [{:case, mixed}]) when mixed === :mixed,
+    do: unquote(literal.(:hex_decode, :upper, case: :mixed))
 
-  defp hex_flags(:hex_decode, [{:case, lower}]) when lower === :lower,
-    do: unquote(flags.(:hex_decode, :upper, case: :lower))
+  defp hex_options(:hex_decode, [{:case, lower}]) when lower === :lower,
+    do: unquote(literal.(:hex_decode, :upper, case: :lower))
 
-  defp hex_flags(kind, opts), do: parse_flags(kind, :upper, opts)
+  defp hex_options(kind, opts), do: parsed_options(kind, :upper, opts)
 
-  defp base32_flags(_kind, :standard, []),
+  defp base32_options(_kind, :standard, []),
     do: unquote(shared.([:base32_encode, :base32_decode], :standard, []))
 
-  defp base32_flags(_kind, :hex, []),
+  defp base32_options(_kind, :hex, []),
     do: unquote(shared.([:base32_encode, :base32_decode], :hex, []))
 
-  defp base32_flags(_kind, :standard, [{:padding, off}]) when off === false,
+  defp base32_options(_kind, :standard, [{:padding, off}]) when off === false,
     do: unquote(shared.([:base32_encode, :base32_decode], :standard, padding: false))
 
-  defp base32_flags(kind, alphabet, opts), do: parse_flags(kind, alphabet, opts)
-
-  # Base's options (and ours) as the integer the NIF takes, over Base's
-  # defaults for the kind and the mode, alphabet or case its name says
-  # (`variant`); :b64simd_options renames and checks them, and
-  # :b64simd_messages says why it refuses them.
-  defp parse_flags(kind, variant, opts),
-    do: accepted(:b64simd_options.elixir_flags(kind, variant, opts))
+  defp base32_options(kind, alphabet, opts), do: parsed_options(kind, alphabet, opts)
 
   # The same options as b64simd's option map, which the streams take and an
   # error's message reads.

@@ -90,35 +90,6 @@
 %% its library). `unknown': old code of the module, replaced since, recorded
 %% none.
 
--include("b64simd_api.hrl").
--include("b64simd_layout.hrl").
--include("b64simd_flags.hrl").
-
-%% Each function of arity 2 that takes options reads the flags of the
-%% common shapes of option map inline (`?SHAPED_FLAGS'), then runs its NIF
-%% in a function of the same name and arity 3, which raises as the function
-%% of arity 2 would (its stack trace names the call made, with its two
-%% arguments): in one function, the two arguments kept for an error were
-%% stored as one 16-byte pair and the input read back from its upper half
-%% right after, a stalled store forward (`bench/README.md', "Small calls").
-
--define(SHAPED_FLAGS(Kind, Input, Options),
-        case is_binary(Input) andalso is_map(Options) of
-            true -> shaped_flags(Kind, Options);
-            false -> unshaped
-        end).
-
-%% What `Nif' gives for `Input' under `Options', whose shaped `Flags' are
-%% read (an integer), or are `unshaped' or `badarg': its result, or
-%% `badarg' for bad iodata or options. The default flags go to the NIF of
-%% arity 1, which takes them as a constant.
--define(RUN(Nif, Kind, Input, Options, Flags),
-        case Flags of
-            ?DEFAULT_FLAGS -> ?FINISH(Nif(Input));
-            Flags__ when is_integer(Flags__) -> ?FINISH(Nif(Input, Flags__));
-            _ -> run_unshaped(fun Nif/2, Kind, Input, Options)
-        end).
-
 %%====================================================================
 %% API
 %%====================================================================
@@ -128,7 +99,10 @@
       Data :: iodata(),
       Base64 :: binary().
 encode(Data) ->
-    ?ENCODED(b64simd_nif:encode, Data, [Data]).
+    case b64simd_nif:encode(Data) of
+        Base64 when is_binary(Base64) -> Base64;
+        Other -> b64simd_call:result(Other, fun b64simd_nif:encode/1, {?MODULE, encode, [Data]}, value)
+    end.
 
 %% @doc Encodes `Data' with options: `#{mode => standard | urlsafe, padding =>
 %% boolean(), line_length => pos_integer(), line_break => crlf | lf}'.
@@ -141,7 +115,10 @@ encode(Data) ->
       Options :: encode_options(),
       Base64 :: binary().
 encode(Data, Options) ->
-    encode(Data, Options, ?SHAPED_FLAGS(encode, Data, Options)).
+    case b64simd_nif:encode(Data, nif_options(Options)) of
+        Base64 when is_binary(Base64) -> Base64;
+        Other -> b64simd_call:result(Other, fun b64simd_nif:encode/2, {?MODULE, encode, [Data, Options]}, value)
+    end.
 
 %% @doc As {@link encode/1}, returning a string.
 -spec encode_to_string(Data) -> Base64String when
@@ -166,7 +143,10 @@ encode_to_string(Data, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 decode(Base64) ->
-    ?DECODED(?RUN_DEFAULT(b64simd_nif:decode, Base64), [Base64]).
+    case b64simd_nif:decode(Base64) of
+        Data when is_binary(Data) -> Data;
+        Other -> b64simd_call:result(Other, fun b64simd_nif:decode/1, {?MODULE, decode, [Base64]}, decoded)
+    end.
 
 %% @doc Decodes with options (see `decode_options()'). Raises like {@link
 %% decode/1}, and `badarg' for an unknown option or a bad option value.
@@ -175,7 +155,12 @@ decode(Base64) ->
       Options :: decode_options(),
       Data :: binary().
 decode(Base64, Options) ->
-    decode(Base64, Options, ?SHAPED_FLAGS(decode, Base64, Options)).
+    case b64simd_nif:decode(Base64, nif_options(Options)) of
+        Data when is_binary(Data) -> Data;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:decode/2, {?MODULE, decode, [Base64, Options]},
+                                decoded)
+    end.
 
 %% @doc As {@link decode/1}, returning a string.
 -spec decode_to_string(Base64) -> DataString when
@@ -199,7 +184,10 @@ decode_to_string(Base64, Options) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64) ->
-    ?TRIED(?RUN_DEFAULT(b64simd_nif:decode, Base64), [Base64]).
+    case b64simd_nif:decode(Base64) of
+        Data when is_binary(Data) -> {ok, Data};
+        Other -> b64simd_call:result(Other, fun b64simd_nif:decode/1, {?MODULE, try_decode, [Base64]}, tried)
+    end.
 
 %% @doc As {@link decode/2}, but bad Base64 gives `{error, Reason}'. Still
 %% raises `badarg' for bad arguments or options.
@@ -209,7 +197,12 @@ try_decode(Base64) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base64, Options) ->
-    try_decode(Base64, Options, ?SHAPED_FLAGS(decode, Base64, Options)).
+    case b64simd_nif:decode(Base64, nif_options(Options)) of
+        Data when is_binary(Data) -> {ok, Data};
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:decode/2,
+                                {?MODULE, try_decode, [Base64, Options]}, tried)
+    end.
 
 %%====================================================================
 %% API: OTP's mime_decode, is_valid
@@ -226,7 +219,12 @@ try_decode(Base64, Options) ->
       Base64 :: iodata(),
       Data :: binary().
 mime_decode(Base64) ->
-    ?DECODED(?RUN_DEFAULT(b64simd_nif:mime_decode, Base64), [Base64]).
+    case b64simd_nif:mime_decode(Base64) of
+        Data when is_binary(Data) -> Data;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:mime_decode/1, {?MODULE, mime_decode, [Base64]},
+                                decoded)
+    end.
 
 %% @doc As {@link mime_decode/1}, with OTP 26's options (see
 %% `mime_decode_options()'): `padding => false' accepts an incomplete final
@@ -236,7 +234,12 @@ mime_decode(Base64) ->
       Options :: mime_decode_options(),
       Data :: binary().
 mime_decode(Base64, Options) ->
-    mime_decode(Base64, Options, ?SHAPED_FLAGS(mime, Base64, Options)).
+    case b64simd_nif:mime_decode(Base64, Options) of
+        Data when is_binary(Data) -> Data;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:mime_decode/2,
+                                {?MODULE, mime_decode, [Base64, Options]}, decoded)
+    end.
 
 %% @doc As {@link mime_decode/1}, returning a string.
 -spec mime_decode_to_string(Base64) -> DataString when
@@ -259,7 +262,10 @@ mime_decode_to_string(Base64, Options) ->
 -spec is_valid(Base64) -> boolean() when
       Base64 :: iodata().
 is_valid(Base64) ->
-    ?RESULT(?RUN_DEFAULT(b64simd_nif:is_valid, Base64), [Base64]).
+    case b64simd_nif:is_valid(Base64) of
+        Valid when is_boolean(Valid) -> Valid;
+        Other -> b64simd_call:result(Other, fun b64simd_nif:is_valid/1, {?MODULE, is_valid, [Base64]}, value)
+    end.
 
 %% @doc Whether {@link try_decode/2} with the same options would return
 %% `{ok, _}'. Raises `badarg' for bad arguments or options, like `decode/2'.
@@ -267,7 +273,12 @@ is_valid(Base64) ->
       Base64 :: iodata(),
       Options :: decode_options().
 is_valid(Base64, Options) ->
-    is_valid(Base64, Options, ?SHAPED_FLAGS(decode, Base64, Options)).
+    case b64simd_nif:is_valid(Base64, nif_options(Options)) of
+        Valid when is_boolean(Valid) -> Valid;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:is_valid/2,
+                                {?MODULE, is_valid, [Base64, Options]}, value)
+    end.
 
 %% @doc The simdutf kernel in use: `icelake', `haswell', `westmere', `arm64'
 %% or `fallback'. The environment variable `SIMDUTF_FORCE_IMPLEMENTATION'
@@ -323,34 +334,11 @@ kind(Function) when Function =:= encode; Function =:= encode_to_string -> encode
 kind(Function) when Function =:= mime_decode; Function =:= mime_decode_to_string -> mime;
 kind(_Decode) -> decode.
 
-encode(Data, Options, Flags) ->
-    ?RESULT(?RUN(b64simd_nif:encode, encode, Data, Options, Flags), [Data, Options]).
-
-decode(Base64, Options, Flags) ->
-    ?DECODED(?RUN(b64simd_nif:decode, decode, Base64, Options, Flags), [Base64, Options]).
-
-try_decode(Base64, Options, Flags) ->
-    ?TRIED(?RUN(b64simd_nif:decode, decode, Base64, Options, Flags), [Base64, Options]).
-
-mime_decode(Base64, Options, Flags) ->
-    ?DECODED(?RUN(b64simd_nif:mime_decode, mime, Base64, Options, Flags), [Base64, Options]).
-
-is_valid(Base64, Options, Flags) ->
-    ?RESULT(?RUN(b64simd_nif:is_valid, decode, Base64, Options, Flags), [Base64, Options]).
-
-%% `?RUN' of any input and options: what is not a binary with options of
-%% a shape `b64simd_flags.hrl' reads, or `badarg'. The table reads the
-%% options, whose shape `?SHAPED_FLAGS' has looked at (or, for iodata,
-%% whose reading costs less than the copy the input needs).
-run_unshaped(Nif, Kind, Input, Options) ->
-    case b64simd_options:table_flags(Kind, Options) of
-        Flags when is_integer(Flags), is_binary(Input) ->
-            ?FINISH(Nif(Input, Flags));
-        Flags when is_integer(Flags) ->
-            case b64simd_options:to_binary(Input) of
-                badarg -> badarg;
-                Binary -> ?FINISH(Nif(Binary, Flags))
-            end;
-        badarg ->
-            badarg
-    end.
+%% The commonest option map (JWT's, and HyperBEAM's IDs') as the atom that
+%% the NIF reads in one comparison, where a map costs it two lookups; any
+%% other map as it is.
+-compile({inline, [nif_options/1]}).
+nif_options(#{mode := urlsafe, padding := false} = Options) when map_size(Options) =:= 2 ->
+    urlsafe_unpadded;
+nif_options(Options) ->
+    Options.

@@ -44,7 +44,6 @@
 %% first `='); a last group of 1, 3 or 6 characters, which no data encodes
 %% to (its first byte); an unpadded last group while padding is required.
 
--include("b64simd_api.hrl").
 
 %%====================================================================
 %% API
@@ -67,7 +66,11 @@ encode(Data) ->
       Options :: encode_options(),
       Base32 :: binary().
 encode(Data, Options) ->
-    ?RESULT(run(encode, Data, Options), [Data, Options]).
+    case b64simd_nif:base32_encode(Data, Options) of
+        Base32 when is_binary(Base32) -> Base32;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:base32_encode/2, {?MODULE, encode, [Data, Options]}, value)
+    end.
 
 %% @doc Decodes padded upper-case Base32, as `Base.decode32!/1'. Raises
 %% `reason()' (with `error_info', see {@link format_error/2}) for bad
@@ -76,7 +79,7 @@ encode(Data, Options) ->
       Base32 :: iodata(),
       Data :: binary().
 decode(Base32) ->
-    ?DECODED(run(decode, Base32, #{}), [Base32]).
+    decode(Base32, #{}).
 
 %% @doc Decodes with options (see `decode_options()'). Raises like {@link
 %% decode/1}, and `badarg' for an unknown option or a bad value.
@@ -85,7 +88,11 @@ decode(Base32) ->
       Options :: decode_options(),
       Data :: binary().
 decode(Base32, Options) ->
-    ?DECODED(run(decode, Base32, Options), [Base32, Options]).
+    case b64simd_nif:base32_decode(Base32, Options) of
+        Data when is_binary(Data) -> Data;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:base32_decode/2, {?MODULE, decode, [Base32, Options]}, decoded)
+    end.
 
 %% @doc As {@link decode/1}, but bad Base32 gives `{error, Reason}'.
 -spec try_decode(Base32) -> {ok, Data} | {error, Reason} when
@@ -103,7 +110,11 @@ try_decode(Base32) ->
       Data :: binary(),
       Reason :: reason().
 try_decode(Base32, Options) ->
-    ?TRIED(run(decode, Base32, Options), [Base32, Options]).
+    case b64simd_nif:base32_decode(Base32, Options) of
+        Data when is_binary(Data) -> {ok, Data};
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:base32_decode/2, {?MODULE, try_decode, [Base32, Options]}, tried)
+    end.
 
 %% @doc Whether {@link decode/1} would succeed, without building the data.
 -spec is_valid(Base32) -> boolean() when
@@ -116,7 +127,11 @@ is_valid(Base32) ->
       Base32 :: iodata(),
       Options :: decode_options().
 is_valid(Base32, Options) ->
-    ?RESULT(run(is_valid, Base32, Options), [Base32, Options]).
+    case b64simd_nif:base32_is_valid(Base32, Options) of
+        Valid when is_boolean(Valid) -> Valid;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:base32_is_valid/2, {?MODULE, is_valid, [Base32, Options]}, value)
+    end.
 
 %% @doc Says what a reason (raised by this module, or returned by
 %% {@link try_decode/2}) means: `format_error(missing_padding)' says that
@@ -141,15 +156,3 @@ format_error(Reason, StackTrace) ->
 %% The kind of call a function makes (its options, its messages).
 kind(encode) -> base32_encode;
 kind(_Decode) -> base32_decode.
-
-%% What the NIF `Nif' (encode, decode, is_valid) gives for `Data' under
-%% `Options': its result, or `badarg' for bad iodata or options.
-run(encode, Data, Options) ->
-    b64simd_options:call(fun b64simd_nif:base32_encode/2, Data,
-                         b64simd_options:flags(base32_encode, Options));
-run(decode, Data, Options) ->
-    b64simd_options:call(fun b64simd_nif:base32_decode/2, Data,
-                         b64simd_options:flags(base32_decode, Options));
-run(is_valid, Data, Options) ->
-    b64simd_options:call(fun b64simd_nif:base32_is_valid/2, Data,
-                         b64simd_options:flags(base32_decode, Options)).

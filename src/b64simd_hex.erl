@@ -36,7 +36,6 @@
 %% first byte that is not a hex digit of the case accepted; else, for an
 %% odd number of digits, the offset of the last one, which has no pair.
 
--include("b64simd_api.hrl").
 
 %%====================================================================
 %% API
@@ -48,7 +47,11 @@
       Data :: iodata(),
       Hex :: binary().
 encode_hex(Data) ->
-    ?ENCODED(b64simd_nif:hex_encode, Data, [Data]).
+    case b64simd_nif:hex_encode(Data) of
+        Hex when is_binary(Hex) -> Hex;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:hex_encode/1, {?MODULE, encode_hex, [Data]}, value)
+    end.
 
 %% @doc Encodes `Data' as hex digits of `Case', as OTP 26's
 %% `binary:encode_hex/2': `encode_hex(<<"foo">>, lower)' gives
@@ -58,8 +61,11 @@ encode_hex(Data) ->
       Case :: encode_case(),
       Hex :: binary().
 encode_hex(Data, Case) ->
-    Flags = b64simd_options:bits(hex_encode, letter_case, Case),
-    ?RESULT(b64simd_options:call(fun b64simd_nif:hex_encode/2, Data, Flags), [Data, Case]).
+    case b64simd_nif:hex_encode(Data, Case) of
+        Hex when is_binary(Hex) -> Hex;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:hex_encode/2, {?MODULE, encode_hex, [Data, Case]}, value)
+    end.
 
 %% @doc Decodes hex digits of either case, as OTP's `binary:decode_hex/1':
 %% `decode_hex(<<"666f6F">>)' gives `<<"foo">>'. Raises `reason()' (with
@@ -69,7 +75,11 @@ encode_hex(Data, Case) ->
       Hex :: iodata(),
       Data :: binary().
 decode_hex(Hex) ->
-    ?DECODED(run(decode, Hex, mixed), [Hex]).
+    case b64simd_nif:hex_decode(Hex) of
+        Data when is_binary(Data) -> Data;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:hex_decode/1, {?MODULE, decode_hex, [Hex]}, decoded)
+    end.
 
 %% @doc As {@link decode_hex/1}, accepting the letters of `Case' only:
 %% `upper' (`A-F'), `lower' (`a-f') or `mixed' (both); OTP's `uppercase'
@@ -79,7 +89,11 @@ decode_hex(Hex) ->
       Case :: decode_case(),
       Data :: binary().
 decode_hex(Hex, Case) ->
-    ?DECODED(run(decode, Hex, Case), [Hex, Case]).
+    case b64simd_nif:hex_decode(Hex, Case) of
+        Data when is_binary(Data) -> Data;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:hex_decode/2, {?MODULE, decode_hex, [Hex, Case]}, decoded)
+    end.
 
 %% @doc As {@link decode_hex/1}, but bad hex gives `{error, Reason}'. Still
 %% raises `badarg' if `Hex' is not iodata.
@@ -88,7 +102,11 @@ decode_hex(Hex, Case) ->
       Data :: binary(),
       Reason :: reason().
 try_decode_hex(Hex) ->
-    ?TRIED(run(decode, Hex, mixed), [Hex]).
+    case b64simd_nif:hex_decode(Hex) of
+        Data when is_binary(Data) -> {ok, Data};
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:hex_decode/1, {?MODULE, try_decode_hex, [Hex]}, tried)
+    end.
 
 %% @doc As {@link decode_hex/2}, but bad hex gives `{error, Reason}'.
 -spec try_decode_hex(Hex, Case) -> {ok, Data} | {error, Reason} when
@@ -97,21 +115,33 @@ try_decode_hex(Hex) ->
       Data :: binary(),
       Reason :: reason().
 try_decode_hex(Hex, Case) ->
-    ?TRIED(run(decode, Hex, Case), [Hex, Case]).
+    case b64simd_nif:hex_decode(Hex, Case) of
+        Data when is_binary(Data) -> {ok, Data};
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:hex_decode/2, {?MODULE, try_decode_hex, [Hex, Case]}, tried)
+    end.
 
 %% @doc Whether {@link decode_hex/1} would succeed, without building the
 %% data. Raises `badarg' if `Hex' is not iodata.
 -spec is_valid_hex(Hex) -> boolean() when
       Hex :: iodata().
 is_valid_hex(Hex) ->
-    ?RESULT(run(is_valid, Hex, mixed), [Hex]).
+    case b64simd_nif:hex_is_valid(Hex) of
+        Valid when is_boolean(Valid) -> Valid;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:hex_is_valid/1, {?MODULE, is_valid_hex, [Hex]}, value)
+    end.
 
 %% @doc Whether {@link decode_hex/2} would succeed with `Case'.
 -spec is_valid_hex(Hex, Case) -> boolean() when
       Hex :: iodata(),
       Case :: decode_case().
 is_valid_hex(Hex, Case) ->
-    ?RESULT(run(is_valid, Hex, Case), [Hex, Case]).
+    case b64simd_nif:hex_is_valid(Hex, Case) of
+        Valid when is_boolean(Valid) -> Valid;
+        Other ->
+            b64simd_call:result(Other, fun b64simd_nif:hex_is_valid/2, {?MODULE, is_valid_hex, [Hex, Case]}, value)
+    end.
 
 %% @doc Says what a reason (raised by this module, or returned by
 %% {@link try_decode_hex/1}) means: `format_error({incomplete, 5})' says
@@ -135,18 +165,3 @@ format_error(Reason, StackTrace) ->
 %% The kind of call a function makes (its options, its messages).
 kind(encode_hex) -> hex_encode;
 kind(_Decode) -> hex_decode.
-
-%% What the NIF `Nif' (decode, is_valid) gives for `Hex' accepting `Case':
-%% its result, or `badarg' for bad iodata or a bad case. A binary of either
-%% case goes to the NIF of arity 1, which takes that case as a constant.
--compile({inline, [run/3]}).
-run(decode, Hex, mixed) when is_binary(Hex) ->
-    ?FINISH(b64simd_nif:hex_decode(Hex));
-run(is_valid, Hex, mixed) when is_binary(Hex) ->
-    ?FINISH(b64simd_nif:hex_is_valid(Hex));
-run(decode, Hex, Case) ->
-    b64simd_options:call(fun b64simd_nif:hex_decode/2, Hex,
-                         b64simd_options:bits(hex_decode, letter_case, Case));
-run(is_valid, Hex, Case) ->
-    b64simd_options:call(fun b64simd_nif:hex_is_valid/2, Hex,
-                         b64simd_options:bits(hex_decode, letter_case, Case)).

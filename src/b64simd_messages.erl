@@ -161,13 +161,12 @@ base32_alphabet_hint(hex, _Context) -> "; use alphabet => standard for the stand
 %% `Text', asked of the codec itself; false where it cannot answer (the
 %% library not loaded).
 accepts(Kind, Options, Text) ->
-    Nif = case Kind of
-              decode -> fun b64simd_nif:is_valid/2;
-              hex_decode -> fun b64simd_nif:hex_is_valid/2;
-              base32_decode -> fun b64simd_nif:base32_is_valid/2
-          end,
     try
-        b64simd_options:call(Nif, Text, b64simd_options:flags(Kind, Options)) =:= true
+        case Kind of
+            decode -> b64simd_nif:is_valid(Text, Options);
+            hex_decode -> b64simd_nif:hex_is_valid(Text, maps:get(letter_case, Options));
+            base32_decode -> b64simd_nif:base32_is_valid(Text, Options)
+        end =:= true
     catch
         error:_ -> false
     end.
@@ -291,7 +290,7 @@ error_map(_Reason, _StackTrace, _KindOf, _Context) ->
 %% The byte of `Data' at the reason's offset, for a stack trace whose
 %% `error_info' does not carry it.
 byte_at(Data, {_Kind, Offset}) when is_integer(Offset) ->
-    case b64simd_options:to_binary(Data) of
+    case b64simd_call:to_binary(Data) of
         <<_:Offset/binary, Byte, _/binary>> -> Byte;
         _ -> undefined
     end;
@@ -310,42 +309,56 @@ arguments(Kind, [Data | Rest]) ->
 arguments(_Kind, []) ->
     #{}.
 
-%% @doc Why `Options' are refused, or `none'.
+%% @doc Why `Options' are refused, or `none': each pair the NIF refuses
+%% (`b64simd_nif:option_problem/2'), said with the options the kind takes.
 -spec bad_options(b64simd_options:kind(), [term()]) -> unicode:chardata() | none.
 bad_options(_Kind, []) ->
     none;
 bad_options(Kind, [Case]) when Kind =:= hex_encode; Kind =:= hex_decode ->
-    case b64simd_options:bits(Kind, letter_case, Case) of
-        badarg ->
-            Cases = maps:keys(maps:get(letter_case, b64simd_options:table(Kind))),
-            io_lib:format("bad letter case ~tp; expected one of ~tp", [Case, lists:sort(Cases)]);
-        _ ->
-            none
+    case b64simd_nif:option_problem(Kind, Case) of
+        none ->
+            none;
+        {bad_value, letter_case, Case} ->
+            {letter_case, Cases} = lists:keyfind(letter_case, 1, b64simd_options:options(Kind)),
+            io_lib:format("bad letter case ~tp; expected one of ~tp", [Case, lists:sort(Cases)])
     end;
 bad_options(_Kind, [Options]) when not is_map(Options) ->
     io_lib:format("options must be a map, not ~tp", [Options]);
 bad_options(Kind, [Options]) ->
-    Table = b64simd_options:table(Kind),
-    Problems = [bad_option(Key, Value, maps:find(Key, Table), Table)
+    Table = b64simd_options:options(Kind),
+    Problems = [problem(Problem, Table)
                 || {Key, Value} <- lists:sort(maps:to_list(Options)),
-                   b64simd_options:flags(Kind, #{Key => Value}) =:= badarg],
+                   Problem <- [b64simd_nif:option_problem(Kind, #{Key => Value})],
+                   Problem =/= none],
     case Problems of
         [] -> none;
         _ -> lists:join("; ", Problems)
     end.
 
-%% The key `case' of earlier versions of Base32 is named `letter_case' now.
-bad_option('case', _Value, error, #{letter_case := _}) ->
-    "unknown option 'case'; the letter case is the option letter_case now (case is a "
-    "reserved word in Erlang)";
-bad_option(Key, _Value, error, Table) ->
-    Keys = [io_lib:format("~tp", [Known]) || Known <- lists:sort(maps:keys(Table))],
-    io_lib:format("unknown option ~tp; the options are ~ts", [Key, names(Keys)]);
-bad_option(Key, Value, {ok, {pos_integer, _Shift}}, _Table) ->
-    io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
-bad_option(Key, Value, {ok, Values}, _Table) ->
-    io_lib:format("bad value ~tp for option ~tp; expected one of ~tp",
-                  [Value, Key, lists:sort(maps:keys(Values))]).
+%% A refused pair in words. The key `case' of earlier versions of Base32
+%% is named `letter_case' now.
+problem({unknown_option, 'case'}, Table) when is_list(Table) ->
+    case lists:keymember(letter_case, 1, Table) of
+        true ->
+            "unknown option 'case'; the letter case is the option letter_case now (case is a "
+            "reserved word in Erlang)";
+        false ->
+            unknown_option('case', Table)
+    end;
+problem({unknown_option, Key}, Table) ->
+    unknown_option(Key, Table);
+problem({bad_value, Key, Value}, Table) ->
+    case lists:keyfind(Key, 1, Table) of
+        {Key, pos_integer} ->
+            io_lib:format("bad value ~tp for option ~tp; expected a positive integer", [Value, Key]);
+        {Key, Values} ->
+            io_lib:format("bad value ~tp for option ~tp; expected one of ~tp",
+                          [Value, Key, lists:sort(Values)])
+    end.
+
+unknown_option(Key, Table) ->
+    Keys = [io_lib:format("~tp", [Known]) || {Known, _} <- lists:keysort(1, Table)],
+    io_lib:format("unknown option ~tp; the options are ~ts", [Key, names(Keys)]).
 
 %% @doc What a stream call's first argument is not: a state of its kind of
 %% stream (`encoder' or `decoder').

@@ -1,20 +1,21 @@
 %% @private
 %% @doc NIF stubs for `b64simd', `b64simd_stream', `b64simd_hex' and
-%% `b64simd_base32'. Nothing here is public API: the functions take
-%% binaries and the options as the integer `b64simd_options:flags/2' makes
-%% of them. A big input comes back as
-%% `{continue, Job}', to be passed to `continue/1' until it gives the
-%% result; bad Base64 as `{error, Reason, Byte}', `Byte' the byte at the
-%% reason's offset (or `undefined').
+%% `b64simd_base32'. Nothing here is public API: the functions take a
+%% binary and an option map (Base16: its letter case), which the NIF reads.
+%% Anything else comes back as the atom `badarg', for the caller to raise
+%% with its own arguments; a big input as `{continue, Job}', to be passed
+%% to `continue/1' until it gives the result; bad Base64 as `{error,
+%% Reason, Byte}', `Byte' the byte at the reason's offset (or `undefined').
 -module(b64simd_nif).
 
 -export([encode/1, encode/2, decode/1, decode/2, mime_decode/1, mime_decode/2]).
 -export([is_valid/1, is_valid/2, continue/1]).
--export([encode_stream/2, encode_stream_end/1, decode_stream/2, decode_stream_end/1]).
+-export([encode_stream_init/1, encode_stream/2, encode_stream_end/1]).
+-export([decode_stream_init/1, decode_stream/2, decode_stream_end/1]).
 -export([hex_encode/1, hex_encode/2, hex_decode/1, hex_decode/2]).
 -export([hex_is_valid/1, hex_is_valid/2]).
 -export([base32_encode/2, base32_decode/2, base32_is_valid/2]).
--export([kernel/0, encoders/0, load_error/2]).
+-export([kernel/0, encoders/0, options/1, option_problem/2, load_error/2]).
 
 -on_load(load/0).
 
@@ -24,16 +25,17 @@
 %% B64SIMD_HOOKS defined (rebar3's test profile), which loads the NIF
 %% library built with cargo's `hooks' feature; a normal build has none.
 -ifdef(B64SIMD_HOOKS).
--export([encode_dirty/2, decode_dirty/2, flag_layout/0]).
+-export([encode_dirty/2, decode_dirty/2]).
 -export([supported_kernels/0, set_slice_bytes/1, charges/0]).
 -define(LIBRARY, "libb64simd_nif_hooks").
 -else.
 -define(LIBRARY, "libb64simd_nif").
 -endif.
 
--type result() :: binary() | {error, term(), byte() | undefined} | {continue, reference()}.
-%% A state: a new stream's options, or what the last call on it returned.
--type stream_state() :: non_neg_integer() | binary().
+-type result() :: binary() | {error, term(), byte() | undefined} | {continue, reference()}
+                | badarg.
+-type encoded() :: binary() | {continue, reference()} | badarg.
+-type verdict() :: boolean() | {continue, reference()} | badarg.
 
 %% A failed first load keeps this module, so that every call raises an
 %% error that names the failure (`not_loaded/0') instead of `undef'. A
@@ -118,84 +120,101 @@ priv_dir() ->
             Dir
     end.
 
-%% encode/1, decode/1, mime_decode/1 and is_valid/1 are the /2 ones with
-%% the default options, which they need not read.
--spec encode(binary()) -> binary() | {continue, reference()}.
+%% The calls of arity 1 take the default options.
+-spec encode(term()) -> encoded().
 encode(_Data) -> not_loaded().
 
--spec encode(binary(), non_neg_integer()) -> binary() | {continue, reference()}.
-encode(_Data, _Flags) -> not_loaded().
+-spec encode(term(), term()) -> encoded().
+encode(_Data, _Options) -> not_loaded().
 
--spec decode(binary()) -> result().
+-spec decode(term()) -> result().
 decode(_Data) -> not_loaded().
 
--spec decode(binary(), non_neg_integer()) -> result().
-decode(_Data, _Flags) -> not_loaded().
+-spec decode(term(), term()) -> result().
+decode(_Data, _Options) -> not_loaded().
 
--spec mime_decode(binary()) -> result().
+-spec mime_decode(term()) -> result().
 mime_decode(_Data) -> not_loaded().
 
--spec mime_decode(binary(), non_neg_integer()) -> result().
-mime_decode(_Data, _Flags) -> not_loaded().
+-spec mime_decode(term(), term()) -> result().
+mime_decode(_Data, _Options) -> not_loaded().
 
--spec is_valid(binary()) -> boolean() | {continue, reference()}.
+-spec is_valid(term()) -> verdict().
 is_valid(_Data) -> not_loaded().
 
--spec is_valid(binary(), non_neg_integer()) -> boolean() | {continue, reference()}.
-is_valid(_Data, _Flags) -> not_loaded().
+-spec is_valid(term(), term()) -> verdict().
+is_valid(_Data, _Options) -> not_loaded().
 
 %% Base16: hex_encode/1 is uppercase (OTP's `binary:encode_hex/1'),
 %% hex_decode/1 and hex_is_valid/1 take both cases (`binary:decode_hex/1').
--spec hex_encode(binary()) -> binary() | {continue, reference()}.
+-spec hex_encode(term()) -> encoded().
 hex_encode(_Data) -> not_loaded().
 
--spec hex_encode(binary(), non_neg_integer()) -> binary() | {continue, reference()}.
-hex_encode(_Data, _Flags) -> not_loaded().
+-spec hex_encode(term(), term()) -> encoded().
+hex_encode(_Data, _Case) -> not_loaded().
 
--spec hex_decode(binary()) -> result().
+-spec hex_decode(term()) -> result().
 hex_decode(_Hex) -> not_loaded().
 
--spec hex_decode(binary(), non_neg_integer()) -> result().
-hex_decode(_Hex, _Flags) -> not_loaded().
+-spec hex_decode(term(), term()) -> result().
+hex_decode(_Hex, _Case) -> not_loaded().
 
--spec hex_is_valid(binary()) -> boolean() | {continue, reference()}.
+-spec hex_is_valid(term()) -> verdict().
 hex_is_valid(_Hex) -> not_loaded().
 
--spec hex_is_valid(binary(), non_neg_integer()) -> boolean() | {continue, reference()}.
-hex_is_valid(_Hex, _Flags) -> not_loaded().
+-spec hex_is_valid(term(), term()) -> verdict().
+hex_is_valid(_Hex, _Case) -> not_loaded().
 
--spec base32_encode(binary(), non_neg_integer()) -> binary() | {continue, reference()}.
-base32_encode(_Data, _Flags) -> not_loaded().
+-spec base32_encode(term(), term()) -> encoded().
+base32_encode(_Data, _Options) -> not_loaded().
 
--spec base32_decode(binary(), non_neg_integer()) -> result().
-base32_decode(_Base32, _Flags) -> not_loaded().
+-spec base32_decode(term(), term()) -> result().
+base32_decode(_Base32, _Options) -> not_loaded().
 
--spec base32_is_valid(binary(), non_neg_integer()) -> boolean() | {continue, reference()}.
-base32_is_valid(_Base32, _Flags) -> not_loaded().
+-spec base32_is_valid(term(), term()) -> verdict().
+base32_is_valid(_Base32, _Options) -> not_loaded().
 
 %% The next slice of a job that a call above returned; the job holds its
 %% own input, so none is passed.
 -spec continue(reference()) -> term().
 continue(_Job) -> not_loaded().
 
+%% A new encoding stream's state, or `badarg' for options encode does not
+%% take.
+-spec encode_stream_init(term()) -> binary() | badarg.
+encode_stream_init(_Options) -> not_loaded().
+
 %% A piece of an encoding stream: `{Base64, State}'.
--spec encode_stream(stream_state(), binary()) ->
-    {binary(), binary()} | {continue, reference()}.
+-spec encode_stream(binary(), binary()) -> {binary(), binary()} | {continue, reference()}.
 encode_stream(_State, _Piece) -> not_loaded().
 
 %% The end of an encoding stream: the last Base64.
--spec encode_stream_end(stream_state()) -> binary().
+-spec encode_stream_end(binary()) -> binary().
 encode_stream_end(_State) -> not_loaded().
+
+%% A new decoding stream's state, or `badarg' for options decode does not
+%% take.
+-spec decode_stream_init(term()) -> binary() | badarg.
+decode_stream_init(_Options) -> not_loaded().
 
 %% A piece of a decoding stream: `{Data, State}', or the stream's first
 %% error at its offset in the stream.
--spec decode_stream(stream_state(), binary()) ->
+-spec decode_stream(binary(), binary()) ->
     {binary(), binary()} | {error, term(), byte() | undefined} | {continue, reference()}.
 decode_stream(_State, _Piece) -> not_loaded().
 
 %% The end of a decoding stream: the last data, or the error.
--spec decode_stream_end(stream_state()) -> binary() | {error, term(), byte() | undefined}.
+-spec decode_stream_end(binary()) -> binary() | {error, term(), byte() | undefined}.
 decode_stream_end(_State) -> not_loaded().
+
+%% The options a kind of call takes, in the order messages list them.
+-spec options(b64simd_options:kind()) -> [{atom(), [atom()] | pos_integer}].
+options(_Kind) -> not_loaded().
+
+%% What is wrong with options for a kind of call (for Base16, its case).
+-spec option_problem(b64simd_options:kind(), term()) ->
+    none | not_a_map | {unknown_option, term()} | {bad_value, atom(), term()}.
+option_problem(_Kind, _Options) -> not_loaded().
 
 -spec kernel() -> binary().
 kernel() -> not_loaded().
@@ -206,16 +225,11 @@ encoders() -> not_loaded().
 
 -ifdef(B64SIMD_HOOKS).
 %% For comparison in the latency probe only: one call on a dirty CPU scheduler.
--spec encode_dirty(binary(), non_neg_integer()) -> binary().
+-spec encode_dirty(binary(), map()) -> binary().
 encode_dirty(_Data, _Flags) -> not_loaded().
 
--spec decode_dirty(binary(), non_neg_integer()) -> binary() | {error, term(), undefined}.
+-spec decode_dirty(binary(), map()) -> binary() | {error, term(), undefined}.
 decode_dirty(_Data, _Flags) -> not_loaded().
-
-%% The options each kind of call takes and each value's bits, as the NIF
-%% reads them: `#{Kind => #{Key => #{Value => Bits}}}'.
--spec flag_layout() -> #{atom() => #{atom() => #{atom() => non_neg_integer()}}}.
-flag_layout() -> not_loaded().
 
 -spec supported_kernels() -> [binary()].
 supported_kernels() -> not_loaded().

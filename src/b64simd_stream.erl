@@ -27,16 +27,14 @@
 %% A stream: the options it was started with (for error messages), and the
 %% state the NIF keeps between pieces, which only the NIF reads: at first
 %% the options' flags, then what it returned.
--record(encoder, {options :: map(), state :: non_neg_integer() | binary()}).
--record(decoder, {options :: map(), state :: non_neg_integer() | binary()}).
+-record(encoder, {options :: map(), state :: binary()}).
+-record(decoder, {options :: map(), state :: binary()}).
 
 -opaque encoder() :: #encoder{}.
 %% An encoding stream's state.
 -opaque decoder() :: #decoder{}.
 %% A decoding stream's state.
 
--define(RAISE(Reason, Args, Cause),
-        erlang:error(Reason, Args, [{error_info, #{module => ?MODULE, cause => Cause}}])).
 
 %%====================================================================
 %% API: encode
@@ -49,9 +47,9 @@
       Options :: b64simd:encode_options(),
       Encoder :: encoder().
 encode_init(Options) ->
-    case b64simd_options:flags(encode, Options) of
-        badarg -> ?RAISE(badarg, [Options], #{});
-        Flags -> #encoder{options = Options, state = Flags}
+    case b64simd_nif:encode_stream_init(Options) of
+        State when is_binary(State) -> #encoder{options = Options, state = State};
+        badarg -> b64simd_call:raise(badarg, {?MODULE, encode_init, [Options]}, #{})
     end.
 
 %% @doc Encodes the next piece of the input: returns the Base64 of all whole
@@ -63,15 +61,15 @@ encode_init(Options) ->
       Base64 :: binary(),
       NewEncoder :: encoder().
 encode(#encoder{state = State} = Encoder, Data) ->
-    case b64simd_options:to_binary(Data) of
+    case b64simd_call:to_binary(Data) of
         badarg ->
-            ?RAISE(badarg, [Encoder, Data], #{});
+            b64simd_call:raise(badarg, {?MODULE, encode, [Encoder, Data]}, #{});
         Binary ->
-            {Base64, Next} = b64simd_options:finish(b64simd_nif:encode_stream(State, Binary)),
+            {Base64, Next} = b64simd_call:finish(b64simd_nif:encode_stream(State, Binary)),
             {Base64, Encoder#encoder{state = Next}}
     end;
 encode(Encoder, Data) ->
-    ?RAISE(badarg, [Encoder, Data], #{}).
+    b64simd_call:raise(badarg, {?MODULE, encode, [Encoder, Data]}, #{}).
 
 %% @doc Ends an encoding stream: returns the Base64 of the last bytes, with
 %% padding if the options ask for it.
@@ -81,7 +79,7 @@ encode(Encoder, Data) ->
 encode_final(#encoder{state = State}) ->
     b64simd_nif:encode_stream_end(State);
 encode_final(Encoder) ->
-    ?RAISE(badarg, [Encoder], #{}).
+    b64simd_call:raise(badarg, {?MODULE, encode_final, [Encoder]}, #{}).
 
 %%====================================================================
 %% API: decode
@@ -94,9 +92,9 @@ encode_final(Encoder) ->
       Options :: b64simd:decode_options(),
       Decoder :: decoder().
 decode_init(Options) ->
-    case b64simd_options:flags(decode, Options) of
-        badarg -> ?RAISE(badarg, [Options], #{});
-        Flags -> #decoder{options = Options, state = Flags}
+    case b64simd_nif:decode_stream_init(Options) of
+        State when is_binary(State) -> #decoder{options = Options, state = State};
+        badarg -> b64simd_call:raise(badarg, {?MODULE, decode_init, [Options]}, #{})
     end.
 
 %% @doc Decodes the next piece of Base64: returns the data of all whole
@@ -110,17 +108,18 @@ decode_init(Options) ->
       Data :: binary(),
       NewDecoder :: decoder().
 decode(#decoder{state = State} = Decoder, Base64) ->
-    case b64simd_options:to_binary(Base64) of
+    Call = {?MODULE, decode, [Decoder, Base64]},
+    case b64simd_call:to_binary(Base64) of
         badarg ->
-            ?RAISE(badarg, [Decoder, Base64], #{});
+            b64simd_call:raise(badarg, Call, #{});
         Binary ->
-            case b64simd_options:finish(b64simd_nif:decode_stream(State, Binary)) of
-                {error, Reason, Byte} -> ?RAISE(Reason, [Decoder, Base64], #{byte => Byte});
+            case b64simd_call:finish(b64simd_nif:decode_stream(State, Binary)) of
+                {error, Reason, Byte} -> b64simd_call:raise(Reason, Call, #{byte => Byte});
                 {Data, Next} -> {Data, Decoder#decoder{state = Next}}
             end
     end;
 decode(Decoder, Base64) ->
-    ?RAISE(badarg, [Decoder, Base64], #{}).
+    b64simd_call:raise(badarg, {?MODULE, decode, [Decoder, Base64]}, #{}).
 
 %% @doc Ends a decoding stream: applies the end-of-input rules of
 %% `b64simd:decode/2' (padding, a dangling character, canonical bits) to the
@@ -130,11 +129,12 @@ decode(Decoder, Base64) ->
       Data :: binary().
 decode_final(#decoder{state = State} = Decoder) ->
     case b64simd_nif:decode_stream_end(State) of
-        {error, Reason, Byte} -> ?RAISE(Reason, [Decoder], #{byte => Byte});
+        {error, Reason, Byte} ->
+            b64simd_call:raise(Reason, {?MODULE, decode_final, [Decoder]}, #{byte => Byte});
         Data -> Data
     end;
 decode_final(Decoder) ->
-    ?RAISE(badarg, [Decoder], #{}).
+    b64simd_call:raise(badarg, {?MODULE, decode_final, [Decoder]}, #{}).
 
 %% @doc Explains an error raised by this module, for `erl_error' and the
 %% shell, as `b64simd:format_error/2' does; offsets are into the whole stream.

@@ -355,14 +355,13 @@ unknown_keys_are_refused_where_otp_ignores_them_test() ->
     ?assertError(badarg, b64simd:decode(<<"__4=">>, #{mod => urlsafe})),
     ?assertError(badarg, b64simd:try_decode(<<"__4=">>, #{mod => urlsafe})).
 
-%% The option parser against the option semantics, written out here apart
-%% from it: every map of every kind of call (each key absent or set to each
-%% valid value, plus one bad value), so each of the parser's quick clauses
-%% and its general fold is checked against the same expectation, with the
-%% bits the NIF reads (its flag layout, a test hook).
-option_parser_agrees_with_the_nif_test_() ->
+%% The options each kind of call takes, written out here apart from the
+%% NIF, which reads option maps: its list of them is this one, and every
+%% map (each key absent or set to each valid value, or to a bad one) is
+%% refused exactly when it holds a bad value, as a call with it is.
+options_test_() ->
     Keys = #{encode => [{mode, [standard, urlsafe]}, {padding, [true, false]},
-                        {line_length, [76, 1 bsl 70]}, {line_break, [crlf, lf]}],
+                        {line_length, pos_integer}, {line_break, [crlf, lf]}],
              decode => [{mode, [standard, urlsafe, any]}, {padding, [true, false]},
                         {whitespace, [skip, reject]}, {canonical, [false, true]}],
              mime => [{mode, [standard, urlsafe, any]}, {padding, [true, false]}],
@@ -372,61 +371,64 @@ option_parser_agrees_with_the_nif_test_() ->
                                {padding, [true, false]}],
              base32_decode => [{alphabet, [standard, hex]}, {letter_case, [upper, lower, mixed]},
                                {padding, [true, false]}]},
-    Layout = b64simd_nif:flag_layout(),
-    [{atom_to_list(Kind),
-      fun() -> parses_every_map(Kind, KindKeys, maps:get(Kind, Layout)) end}
+    [{atom_to_list(Kind), fun() -> takes_its_options(Kind, KindKeys) end}
      || {Kind, KindKeys} <- maps:to_list(Keys)].
 
-parses_every_map(Kind, Keys, Layout) ->
-    Maps = lists:foldl(fun({Key, Values}, Acc) ->
-                               [M#{Key => V} || M <- Acc, V <- Values ++ [bogus]] ++ Acc
+takes_its_options(Kind, Keys) ->
+    ?assertEqual(Keys, b64simd_options:options(Kind)),
+    Values = fun(pos_integer) -> [76, 1 bsl 70, 0]; (Atoms) -> Atoms ++ [bogus] end,
+    Maps = lists:foldl(fun({Key, Valid}, Acc) ->
+                               [M#{Key => V} || M <- Acc, V <- Values(Valid)] ++ Acc
                        end, [#{}], Keys),
-    [?assertEqual(expected_flags(Map, Keys, Layout), b64simd_options:flags(Kind, Map), Map)
-     || Map <- Maps],
-    ?assertEqual(badarg, b64simd_options:flags(Kind, #{mod => urlsafe})),
-    ?assertEqual(badarg, b64simd_options:flags(Kind, [{mode, urlsafe}])).
-
-expected_flags(Map, Keys, Layout) ->
-    Valid = lists:all(fun({Key, Value}) ->
-                              lists:member(Value, proplists:get_value(Key, Keys, []))
-                      end, maps:to_list(Map)),
-    case Valid of
-        false ->
-            badarg;
-        true ->
-            Bits = fun(Key, Default) ->
-                           case maps:find(Key, Layout) of
-                               {ok, Values} -> maps:get(maps:get(Key, Map, Default), Values);
-                               error -> 0
-                           end
-                   end,
-            %% Base16's case and Base32's: upper by default.
-            Bits(mode, standard) bor Bits(padding, true) bor Bits(whitespace, skip)
-                bor Bits(canonical, false) bor Bits(line_break, crlf)
-                bor Bits(alphabet, standard) bor Bits(letter_case, upper)
-                %% A line length past any output's (2^48) is the same as none.
-                bor (min(maps:get(line_length, Map, 0), 1 bsl 48) bsl 8)
+    [?assertEqual(expected_problem(Map, Keys), b64simd_nif:option_problem(Kind, Argument), Map)
+     || Map <- Maps, {ok, Argument} <- [option_argument(Kind, Map)]],
+    case Kind of
+        _ when Kind =:= hex_encode; Kind =:= hex_decode -> ok;
+        _ ->
+            ?assertEqual({unknown_option, mod}, b64simd_nif:option_problem(Kind, #{mod => 1})),
+            ?assertEqual(not_a_map, b64simd_nif:option_problem(Kind, [{mode, urlsafe}]))
     end.
 
-%% The option table is the NIF's layout, key for key and value for value;
-%% the line length aside, which is no flag.
-option_table_is_the_nif_layout_test() ->
-    Layout = b64simd_nif:flag_layout(),
-    Kinds = [encode, decode, mime, hex_encode, hex_decode, base32_encode, base32_decode],
-    [?assertEqual(maps:get(Kind, Layout),
-                  maps:remove(line_length, b64simd_options:table(Kind)), Kind)
-     || Kind <- Kinds],
-    ?assertEqual(lists:sort(Kinds), lists:sort(maps:keys(Layout))).
+%% What a call of the kind takes for the options of `Map': the map, or
+%% Base16's letter case alone.
+option_argument(Kind, #{letter_case := Case}) when Kind =:= hex_encode; Kind =:= hex_decode ->
+    {ok, Case};
+option_argument(Kind, _Map) when Kind =:= hex_encode; Kind =:= hex_decode ->
+    none;
+option_argument(_Kind, Map) ->
+    {ok, Map}.
 
-%% B64Simd's options (Base's words) name only keys and values of the table:
-%% Elixir renames them, this module checks them.
-elixir_names_are_the_table_s_test() ->
-    [case Values of
-         pos_integer ->
-             ?assertMatch(#{Name := {pos_integer, _}}, b64simd_options:table(Kind), {Kind, Key});
-         _ ->
-             [?assertNotEqual(badarg, b64simd_options:bits(Kind, Name, Value), {Kind, Key, Value})
-              || {_, Value} <- Values]
+%% The first bad value, in the order of the kind's options.
+expected_problem(Map, Keys) ->
+    case [{Key, V} || {Key, _} <- Keys, V <- [maps:get(Key, Map, absent)], V =:= bogus orelse V =:= 0] of
+        [] -> none;
+        [{Key, Value} | _] -> {bad_value, Key, Value}
+    end.
+
+%% B64Simd's options (Base's words) name only keys and values the calls
+%% take: Elixir renames them, the NIF checks them.
+elixir_names_are_the_options_test() ->
+    [begin
+         {Name, Taken} = lists:keyfind(Name, 1, b64simd_options:options(Kind)),
+         case Values of
+             pos_integer -> ?assertEqual(pos_integer, Taken, {Kind, Key});
+             _ -> [?assert(lists:member(Value, Taken), {Kind, Key, Value}) || {_, Value} <- Values]
+         end
      end
      || Kind <- [encode, decode, hex_encode, hex_decode, base32_encode, base32_decode],
         {Key, Name, Values} <- b64simd_options:elixir_names(Kind)].
+
+%% The atom b64simd passes for the commonest map means that map, for every
+%% kind that takes both of its options, and nothing for the others.
+urlsafe_unpadded_is_its_map_test() ->
+    Map = #{mode => urlsafe, padding => false},
+    Data = <<255, 254, 253, 252>>,
+    Text = b64simd_ref:encode(Data, Map),
+    ?assertEqual(Text, b64simd_nif:encode(Data, urlsafe_unpadded)),
+    ?assertEqual(Data, b64simd_nif:decode(Text, urlsafe_unpadded)),
+    ?assertEqual(true, b64simd_nif:is_valid(Text, urlsafe_unpadded)),
+    ?assertEqual(Data, b64simd_nif:mime_decode(Text, urlsafe_unpadded)),
+    ?assertEqual(badarg, b64simd_nif:base32_encode(Data, urlsafe_unpadded)),
+    ?assertEqual(badarg, b64simd_nif:hex_encode(Data, urlsafe_unpadded)),
+    ?assertEqual(Text, b64simd:encode(Data, Map)),
+    ?assertEqual(Data, b64simd:decode(Text, Map)).

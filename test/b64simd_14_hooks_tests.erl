@@ -7,8 +7,7 @@
 -module(b64simd_14_hooks_tests).
 -include_lib("eunit/include/eunit.hrl").
 
--define(HOOKS, [encode_dirty, decode_dirty, supported_kernels, set_slice_bytes, charges,
-                flag_layout]).
+-define(HOOKS, [encode_dirty, decode_dirty, supported_kernels, set_slice_bytes, charges]).
 
 normal_build_exports_no_hook_test() ->
     Source = filename:join([code:lib_dir(b64simd), "src", "b64simd_nif.erl"]),

@@ -186,32 +186,35 @@ encode_large_test_() ->
             Expected <- [b64simd:encode(Data, Options)]]
     end}.
 
-%% The stream's state belongs to the NIF: a new stream's is its options'
-%% flags, and every state the NIF returns is bytes that only it reads (these
-%% tests only pass states on). It refuses any other; an old state gives the
-%% same result again.
+%% The stream's state belongs to the NIF: a new stream's is made from its
+%% options, and every state the NIF returns is bytes that only it reads
+%% (these tests only pass states on). It refuses any other; an old state
+%% gives the same result again.
 stream_state_nifs_test() ->
-    {<<>>, QU} = b64simd_nif:decode_stream(4, <<"QU">>),
+    New = b64simd_nif:decode_stream_init(#{}),
+    {<<>>, QU} = b64simd_nif:decode_stream(New, <<"QU">>),
     {<<"ABC">>, Q} = b64simd_nif:decode_stream(QU, <<"JDQQ">>),
     ?assertEqual({<<"ABC">>, Q}, b64simd_nif:decode_stream(QU, <<"JDQQ">>)),
     ?assertEqual({error, missing_padding, undefined}, b64simd_nif:decode_stream_end(Q)),
-    {<<"ABC">>, Padded} = b64simd_nif:decode_stream(4, <<"QUJDQQ==">>),
+    {<<"ABC">>, Padded} = b64simd_nif:decode_stream(New, <<"QUJDQQ==">>),
     ?assertEqual(<<"A">>, b64simd_nif:decode_stream_end(Padded)),
     ?assertEqual({error, {bad_padding, 6}, $=}, b64simd_nif:decode_stream(Padded, <<"QUJD">>)),
     ?assertEqual({error, {invalid_character, 6}, $!},
                  b64simd_nif:decode_stream(QU, <<"JDQU!">>)),
-    ?assertEqual(<<>>, b64simd_nif:decode_stream_end(4)),
-    {<<"YWJj">>, Carry} = b64simd_nif:encode_stream(4, <<"abcd">>),
+    ?assertEqual(<<>>, b64simd_nif:decode_stream_end(New)),
+    {<<"YWJj">>, Carry} = b64simd_nif:encode_stream(b64simd_nif:encode_stream_init(#{}), <<"abcd">>),
     ?assertEqual(<<"ZA==">>, b64simd_nif:encode_stream_end(Carry)),
-    [?assertError(badarg, Call())
-     || Call <- [fun() -> b64simd_nif:decode_stream(64, <<"QUJD">>) end,
+    [?assertEqual(badarg, Call())
+     || Call <- [fun() -> b64simd_nif:decode_stream(4, <<"QUJD">>) end,
                  fun() -> b64simd_nif:decode_stream(foo, <<"QUJD">>) end,
                  fun() -> b64simd_nif:decode_stream(<<"not a state">>, <<"QUJD">>) end,
                  fun() -> b64simd_nif:decode_stream_end(<<"not a state">>) end,
                  fun() -> b64simd_nif:decode_stream(Carry, <<"QUJD">>) end,
-                 fun() -> b64simd_nif:encode_stream(2, <<"ab">>) end,
+                 fun() -> b64simd_nif:encode_stream(4, <<"ab">>) end,
                  fun() -> b64simd_nif:encode_stream(QU, <<"ab">>) end,
-                 fun() -> b64simd_nif:encode_stream_end(-1) end]].
+                 fun() -> b64simd_nif:encode_stream_end(-1) end,
+                 fun() -> b64simd_nif:decode_stream_init(#{line_length => 76}) end,
+                 fun() -> b64simd_nif:encode_stream_init(#{mode => any}) end]].
 
 encode_through_forced_slices_test_() ->
     {timeout, 120, fun() ->

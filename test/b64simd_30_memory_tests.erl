@@ -80,8 +80,8 @@ kill_rounds() ->
     Plain = binary:copy(<<"killed mid-way!">>, Size div 15 + 1),
     Encoded = b64simd:encode(Plain),
     %% Streams' states carrying "QU" and "a".
-    {<<>>, CarryQU} = b64simd_nif:decode_stream(0, <<"QU">>),
-    {<<>>, CarryA} = b64simd_nif:encode_stream(76 bsl 8, <<"a">>),
+    {<<>>, CarryQU} = b64simd_nif:decode_stream(b64simd_nif:decode_stream_init(#{padding => false}), <<"QU">>),
+    {<<>>, CarryA} = b64simd_nif:encode_stream(b64simd_nif:encode_stream_init(#{line_length => 76, padding => false}), <<"a">>),
     WithInputs = erlang:memory(binary),
     lists:foreach(
       fun(Round) ->
@@ -120,7 +120,7 @@ kill_between_slices(Fun, Input, WithInputs) ->
     ?assert(erlang:memory(binary) >= WithInputs + byte_size(Input) * 3 div 4 - ?MiB, Fun),
     kill(Pid).
 
-start_job(Fun, Input) when is_atom(Fun) -> b64simd_nif:Fun(Input, 4);
+start_job(Fun, Input) when is_atom(Fun) -> b64simd_nif:Fun(Input, #{});
 start_job(Fun, Input) -> Fun(Input).
 
 kill_after(Fun, DelayMs) ->

@@ -69,7 +69,7 @@ delete_purge_and_load_again() ->
     Self = self(),
     Holder = spawn(fun() ->
                            ok = b64simd_nif:set_slice_bytes(64 * 1024),
-                           {continue, Job} = b64simd_nif:encode(Big, 4),
+                           {continue, Job} = b64simd_nif:encode(Big, #{}),
                            ok = b64simd_nif:set_slice_bytes(0),
                            Self ! {started, self()},
                            receive continue -> ok end,
@@ -88,7 +88,7 @@ delete_purge_and_load_again() ->
     Ref = monitor(process, Holder),
     Holder ! continue,
     receive {continued, Holder, Continued} ->
-            ?assertMatch({'EXIT', {badarg, _}}, Continued, "stale job refused")
+            ?assertEqual(badarg, Continued, "stale job refused")
     end,
     receive {'DOWN', Ref, process, Holder, normal} -> ok end,
     %% The stale job is gone (its destructor, of the first instance, ran);

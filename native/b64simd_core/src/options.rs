@@ -1,8 +1,7 @@
-//! The options of a call, and the one integer they cross the NIF boundary
-//! as. Erlang parses an option map once (`b64simd_options.erl`) into that
-//! integer; `LAYOUT`, each option's bits (the line length is the integer
-//! from bit 8 up), is this side of the contract, and a test asks the NIF
-//! for it and compares it with Erlang's table.
+//! The options of a call: each kind's option names and values (`LAYOUT`),
+//! which the NIF reads option maps by and Erlang's messages list, and the
+//! flags they set, one integer from which each kind's options are made
+//! (`from_flags`) and in which a stream's state keeps them.
 
 /// Which 64-character alphabet: RFC 4648 section 4 (`+/`) or section 5 (`-_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,8 +150,7 @@ impl Kind {
     /// How many kinds there are, for tables indexed by kind.
     pub const COUNT: usize = Kind::ALL.len();
 
-    /// The kind's name in Erlang's table (`b64simd_options:kind()`).
-    #[cfg(any(test, feature = "hooks"))]
+    /// The kind's name in Erlang (`b64simd_options:kind()`).
     pub fn name(self) -> &'static str {
         match self {
             Kind::Encode => "encode",
@@ -166,17 +164,20 @@ impl Kind {
     }
 }
 
-/// An option a kind of call takes: its name, and each value's name and bits.
+/// An option a kind of call takes: its name, and each value's name and
+/// bits; no values for the line length, a positive integer.
 pub type OptionBits = (Kind, &'static str, &'static [(&'static str, u64)]);
 
-/// Each kind of call, each option it takes as flag bits, and each value's
-/// bits. The line length is not a flag: it is the integer above bit 8.
+/// Each kind of call, each option it takes, and each value's flag bits, in
+/// the order messages list them. The line length is not a flag: it is the
+/// integer from bit 8 up (`line_length_flags`).
 // A row to a line, each one option of one kind (two lines for Base16's
 // longest).
 #[rustfmt::skip]
-pub const LAYOUT: [OptionBits; 17] = [
+pub const LAYOUT: [OptionBits; 18] = [
     (Kind::Encode, "mode", &[("standard", 0), ("urlsafe", 1)]),
     (Kind::Encode, "padding", &[("true", PADDING), ("false", 0)]),
+    (Kind::Encode, "line_length", &[]),
     (Kind::Encode, "line_break", &[("crlf", 0), ("lf", LINE_FEED)]),
     (Kind::Decode, "mode", &[("standard", 0), ("urlsafe", 1), ("any", 2)]),
     (Kind::Decode, "padding", &[("true", PADDING), ("false", 0)]),
@@ -199,43 +200,6 @@ pub const LAYOUT: [OptionBits; 17] = [
     (Kind::Base32Decode, "padding", &[("true", PADDING), ("false", 0)]),
 ];
 
-/// An option `B64Simd` (Elixir) takes: its kind, its key in Base's words,
-/// the `LAYOUT` option it stands for, and each value's Base word with the
-/// `LAYOUT` value it stands for (`None`: the line length, an integer).
-pub type ElixirOption = (
-    Kind,
-    &'static str,
-    &'static str,
-    Option<&'static [(&'static str, &'static str)]>,
-);
-
-const BOOLEANS: Option<&[(&str, &str)]> = Some(&[("true", "true"), ("false", "false")]);
-
-/// The options `B64Simd` takes, per kind in the order its messages list
-/// them. The NIF never reads it: Erlang's copy is written from it, as
-/// `LAYOUT`'s is, and `b64simd_options` renames with it.
-#[rustfmt::skip]
-pub const ELIXIR: [ElixirOption; 13] = [
-    (Kind::Encode, "padding", "padding", BOOLEANS),
-    (Kind::Encode, "line_length", "line_length", None),
-    (Kind::Encode, "line_break", "line_break", Some(&[("crlf", "crlf"), ("lf", "lf")])),
-    (Kind::Decode, "padding", "padding", BOOLEANS),
-    (Kind::Decode, "ignore", "whitespace", Some(&[("whitespace", "skip")])),
-    (Kind::Decode, "canonical", "canonical", BOOLEANS),
-    (Kind::Decode, "alphabet", "mode", Some(&[("any", "any")])),
-    (Kind::HexEncode, "case", "letter_case", ENCODE_CASES),
-    (Kind::HexDecode, "case", "letter_case", DECODE_CASES),
-    (Kind::Base32Encode, "case", "letter_case", ENCODE_CASES),
-    (Kind::Base32Encode, "padding", "padding", BOOLEANS),
-    (Kind::Base32Decode, "case", "letter_case", DECODE_CASES),
-    (Kind::Base32Decode, "padding", "padding", BOOLEANS),
-];
-
-/// Base's letter cases: `LAYOUT`'s but for OTP's `uppercase` and `lowercase`.
-const ENCODE_CASES: Option<&[(&str, &str)]> = Some(&[("upper", "upper"), ("lower", "lower")]);
-const DECODE_CASES: Option<&[(&str, &str)]> =
-    Some(&[("upper", "upper"), ("lower", "lower"), ("mixed", "mixed")]);
-
 /// The options of `hex_encode/1`: uppercase, as OTP's `binary:encode_hex/1`.
 pub const HEX_ENCODE_DEFAULT_FLAGS: u64 = 0;
 
@@ -246,6 +210,18 @@ pub const HEX_DECODE_DEFAULT_FLAGS: u64 = MIXED;
 /// The options of the NIFs of arity 1: the standard alphabet, padding
 /// written and required; the same integer for every kind.
 pub const DEFAULT_FLAGS: u64 = PADDING;
+
+/// The flags of an empty option map: padding, where the kind takes it.
+pub fn unset_flags(kind: Kind) -> u64 {
+    KIND_BITS[kind as usize] & PADDING
+}
+
+/// The flags of a line length (`None` for none positive): from bit 8 up,
+/// lengths longer than any output can be the same as no limit.
+pub fn line_length_flags(length: u64) -> Option<u64> {
+    const LONGEST: u64 = 1 << 48;
+    (length > 0).then_some(length.min(LONGEST) << LINE_LENGTH_SHIFT)
+}
 
 /// Every bit each kind's options can set (the line length aside), at its
 /// `Kind`'s index.
@@ -404,137 +380,7 @@ impl DecodeOptions {
 mod tests {
     use super::*;
 
-    /// Erlang's option table, a macro per kind of call in
-    /// `src/b64simd_layout.hrl`, made from `LAYOUT`, the line length's place
-    /// and `ELIXIR`.
-    fn erlang_layout() -> String {
-        let mut text = String::from(
-            "%% The option table: for each kind of call, its options and each value's\n\
-             %% bits in the integer the NIF reads; then B64Simd's names for them; then\n\
-             %% the kinds, and each kind's table, names and flags of no option. Made\n\
-             %% from LAYOUT and ELIXIR in native/b64simd_core/src/options.rs by its test\n\
-             %% erlang_layout_is_current, which fails while this file differs and\n\
-             %% writes it when run with B64SIMD_WRITE_LAYOUT=1; not to be edited by hand.\n",
-        );
-        for kind in Kind::ALL {
-            let mut options: Vec<String> = LAYOUT
-                .iter()
-                .filter(|(of, _, _)| *of == kind)
-                .map(|(_, key, values)| {
-                    let values: Vec<String> = values
-                        .iter()
-                        .map(|(value, bits)| format!("{value} => {bits}"))
-                        .collect();
-                    format!("{key} => #{{{}}}", values.join(", "))
-                })
-                .collect();
-            if kind == Kind::Encode {
-                options.push(format!(
-                    "line_length => {{pos_integer, {LINE_LENGTH_SHIFT}}}"
-                ));
-            }
-            text += &format!(
-                "-define({}_LAYOUT,\n        #{{{}}}).\n",
-                kind.name().to_uppercase(),
-                options.join(",\n          ")
-            );
-        }
-        text += "%% B64Simd's options, in Base's words: {Key, Option, Values}, Values being\n\
-                 %% {BaseWord, Value} pairs or pos_integer (the line length).\n";
-        // The kinds B64Simd has functions for: not mime_decode.
-        let named = |kind: &Kind| ELIXIR.iter().any(|(of, ..)| of == kind);
-        for kind in Kind::ALL.into_iter().filter(named) {
-            let options: Vec<String> = ELIXIR
-                .iter()
-                .filter(|(of, _, _, _)| *of == kind)
-                .map(|(_, key, option, values)| {
-                    let values = match values {
-                        None => "pos_integer".to_string(),
-                        Some(values) => {
-                            let pairs: Vec<String> = values
-                                .iter()
-                                .map(|(word, value)| format!("{{{}, {value}}}", quoted(word)))
-                                .collect();
-                            format!("[{}]", pairs.join(", "))
-                        }
-                    };
-                    format!("{{{}, {option}, {values}}}", quoted(key))
-                })
-                .collect();
-            text += &format!(
-                "-define({}_ELIXIR,\n        [{}]).\n",
-                kind.name().to_uppercase(),
-                options.join(",\n         ")
-            );
-        }
-        let names: Vec<&str> = Kind::ALL.iter().map(|kind| kind.name()).collect();
-        text += &format!(
-            "%% The kinds of call, and each kind's table and B64Simd's names by kind.\n\
-             -type kind() :: {}.\n",
-            names.join(" | ")
-        );
-        let by_kind = |macro_name: &str, clauses: Vec<String>| {
-            format!(
-                "-define({macro_name}(Kind),\n        case Kind of\n            {}\n        end).\n",
-                clauses.join(";\n            ")
-            )
-        };
-        for (table, kinds) in [
-            ("LAYOUT", Kind::ALL.to_vec()),
-            ("ELIXIR", Kind::ALL.into_iter().filter(named).collect()),
-        ] {
-            let clauses = kinds
-                .iter()
-                .map(|kind| format!("{} -> ?{}_{table}", kind.name(), kind.name().to_uppercase()))
-                .collect();
-            text += &by_kind(table, clauses);
-        }
-        text += "%% The flags of no option: padding, where the kind takes it.\n";
-        let unset = Kind::ALL
-            .iter()
-            .map(|&kind| {
-                let padding = LAYOUT
-                    .iter()
-                    .any(|&(of, key, _)| of == kind && key == "padding");
-                format!("{} -> {}", kind.name(), if padding { PADDING } else { 0 })
-            })
-            .collect();
-        text += &by_kind("UNSET", unset);
-        text += "%% The flags of the NIFs of arity 1: the standard alphabet, padding\n\
-                 %% written and required.\n";
-        text += &format!("-define(DEFAULT_FLAGS, {DEFAULT_FLAGS}).\n");
-        text
-    }
-
-    /// An atom as Erlang writes it: `case` is a reserved word.
-    fn quoted(atom: &str) -> String {
-        match atom {
-            "case" => "'case'".to_string(),
-            _ => atom.to_string(),
-        }
-    }
-
-    /// Each option and value `B64Simd` takes stands for one of `LAYOUT`'s.
-    #[test]
-    fn elixir_names_are_the_layout_s() {
-        for (kind, key, option, values) in ELIXIR {
-            let row = LAYOUT
-                .iter()
-                .find(|(of, name, _)| *of == kind && *name == option);
-            match (row, values) {
-                (None, None) => assert_eq!((kind, option), (Kind::Encode, "line_length")),
-                (Some((_, _, layout)), Some(values)) => {
-                    for (word, value) in values {
-                        let known = layout.iter().any(|(name, _)| name == value);
-                        assert!(known, "{kind:?} {key}: {word} stands for no value {value}");
-                    }
-                }
-                _ => panic!("{kind:?} {key}: no such option as {option}"),
-            }
-        }
-    }
-
-    /// A table indexed by kind (`budget`'s weights) has a place for each:
+    /// A table indexed by kind has a place for each:
     /// `ALL` holds every kind at its index, the last one included (a new
     /// kind goes last, and this test names it).
     #[test]
@@ -546,24 +392,28 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(miri, ignore = "reads a file, which Miri's isolation forbids")]
-    fn erlang_layout_is_current() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/b64simd_layout.hrl");
-        for (kind, _, _) in LAYOUT {
-            assert!(Kind::ALL.contains(&kind), "{kind:?} is not in Kind::ALL");
+    fn no_option_is_padding_where_a_kind_takes_it() {
+        let padded = [
+            Kind::Encode,
+            Kind::Decode,
+            Kind::Mime,
+            Kind::Base32Encode,
+            Kind::Base32Decode,
+        ];
+        for kind in Kind::ALL {
+            let expected = if padded.contains(&kind) { PADDING } else { 0 };
+            assert_eq!(unset_flags(kind), expected, "{kind:?}");
         }
-        let made = erlang_layout();
-        if std::env::var_os("B64SIMD_WRITE_LAYOUT").is_some() {
-            std::fs::write(&path, &made).expect("write src/b64simd_layout.hrl");
-        }
-        let file = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            file == made,
-            "{} is not what LAYOUT and ELIXIR make: B64SIMD_WRITE_LAYOUT=1 cargo test -p b64simd_core \
-             erlang_layout writes it",
-            path.display()
-        );
+        assert_eq!(unset_flags(Kind::Decode), DEFAULT_FLAGS);
+    }
+
+    #[test]
+    fn line_lengths_are_positive_and_the_longest_is_no_limit() {
+        assert_eq!(line_length_flags(0), None);
+        assert_eq!(line_length_flags(76), Some(76 << LINE_LENGTH_SHIFT));
+        assert_eq!(line_length_flags(u64::MAX), line_length_flags(1 << 48));
+        let (_, lines) = EncodeOptions::from_flags(line_length_flags(u64::MAX).unwrap()).unwrap();
+        assert_eq!(lines.unwrap().length, 1 << 48);
     }
 
     #[test]

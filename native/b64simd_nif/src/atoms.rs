@@ -1,15 +1,21 @@
-//! The atoms the NIF returns: results, decode errors, load refusals.
+//! The atoms the NIF returns: results, decode errors, option problems, load
+//! refusals.
 
 rustler::atoms! {
     continue_ = "continue",
     error,
-    ok,
+    badarg,
+    undefined,
     missing_padding,
     invalid_character,
     bad_padding,
     incomplete,
     non_canonical,
-    undefined,
+    not_a_map,
+    unknown_option,
+    bad_value,
+    pos_integer,
+    none,
     forced_kernel_unsupported,
     unknown_kernel,
     forced_encoder_unsupported,

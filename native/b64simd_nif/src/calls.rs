@@ -1,10 +1,12 @@
 //! The one-shot calls: `encode`, `decode`, `mime_decode` and `is_valid`,
 //! and their Base16 and Base32 counterparts, each the core's job for its
-//! options, run by `run`, and their entry points (`entry`).
+//! options, run by `run`. A call of arity 1 takes the default options; one
+//! of arity 2 an option map (Base16: its letter case). Anything but a
+//! binary to work on, and options its kind does not take, give `badarg`.
 
-use crate::entry::entry;
-use crate::run::{failed_at, run, NifJob, Written};
-use crate::term::{decode_options, encode_options, options, RawTerm};
+use crate::entry::nif;
+use crate::options::{case_flags, flags};
+use crate::run::{run, Input, NifJob};
 use b64simd_core::base32::{Base32DecodeJob, Base32EncodeJob};
 use b64simd_core::decode::mime::MimeJob;
 use b64simd_core::decode::DecodeJob;
@@ -13,10 +15,11 @@ use b64simd_core::encode::EncodeJob;
 use b64simd_core::error::DecodeError;
 use b64simd_core::hex::{HexDecodeJob, HexEncodeJob};
 use b64simd_core::options::{
-    Base32DecodeOptions, Base32EncodeOptions, EncodeOptions, HexDecodeOptions, HexEncodeOptions,
-    Kind, Lines, DEFAULT_FLAGS, HEX_DECODE_DEFAULT_FLAGS, HEX_ENCODE_DEFAULT_FLAGS,
+    Base32DecodeOptions, Base32EncodeOptions, DecodeOptions, EncodeOptions, HexDecodeOptions,
+    HexEncodeOptions, Kind, DEFAULT_FLAGS, HEX_DECODE_DEFAULT_FLAGS, HEX_ENCODE_DEFAULT_FLAGS,
 };
-use rustler::{Encoder, Env, NifResult, Term};
+use rustler::sys::ERL_NIF_TERM as RawTerm;
+use rustler::{Encoder, Env, Error, NifResult, Term};
 
 impl NifJob for EncodeJob {}
 impl NifJob for WrapJob {}
@@ -24,120 +27,22 @@ impl NifJob for MimeJob {}
 impl NifJob for HexEncodeJob {}
 impl NifJob for Base32EncodeJob {}
 
-/// Encodes a binary, plain or wrapped as the flags say.
-#[inline(always)]
-pub(crate) fn encode<'a>(
-    env: Env<'a>,
-    term: Term<'a>,
-    input: &[u8],
-    flags: u64,
-) -> NifResult<Term<'a>> {
-    let (opts, lines) = encode_options(flags)?;
-    match lines {
-        None => run(env, EncodeJob::new(opts), term, input),
-        Some(lines) => wrap(env, opts, lines, term, input),
-    }
-}
-
-/// Encodes a binary in lines. Out of line: inlined beside the plain
-/// encode, it made every encode with options slower.
-#[inline(never)]
-fn wrap<'a>(
-    env: Env<'a>,
-    opts: EncodeOptions,
-    lines: Lines,
-    term: Term<'a>,
-    input: &[u8],
-) -> NifResult<Term<'a>> {
-    run(env, WrapJob::new(opts, lines), term, input)
-}
-
-entry!(encode, DEFAULT_FLAGS);
-
-/// The one-shot calls whose job is made from the input and the flags alone:
-/// each is `run` of that job, so the shape is written once, with its entry
-/// points (`name/1` where the call has default flags, `= DEFAULT`).
-macro_rules! one_shot {
-    ($(
-        $(#[$attr:meta])*
-        $name:ident($input:ident, $flags:ident $(= $default:expr)?) => $job:expr;
-    )*) => {$(
-        $(#[$attr])*
-        pub(crate) fn $name<'a>(
-            env: Env<'a>,
-            term: Term<'a>,
-            $input: &[u8],
-            $flags: u64,
-        ) -> NifResult<Term<'a>> {
-            run(env, $job, term, $input)
-        }
-        entry!($name $(, $default)?);
-    )*};
-}
-
-one_shot! {
-    /// Decodes a binary: the data, or `{error, Reason, Byte}`.
-    #[inline(always)]
-    decode(input, flags = DEFAULT_FLAGS) =>
-        DecodeJob::new(input, decode_options(flags, Kind::Decode)?);
-
-    /// OTP's `mime_decode`: every byte outside the alphabet skipped.
-    mime_decode(input, flags = DEFAULT_FLAGS) =>
-        MimeJob::new(input, decode_options(flags, Kind::Mime)?);
-
-    /// Whether `decode` with these flags would accept the binary, decoding
-    /// into scratch only: `true` or `false`. Inlined into its entry points,
-    /// as `decode` is: out of line, a 4 KiB validation measured slower
-    /// (`bench/README.md`, "Before and after").
-    #[inline(always)]
-    is_valid(input, flags = DEFAULT_FLAGS) =>
-        DecodeJob::validating(input, decode_options(flags, Kind::Decode)?);
-
-    /// Base16: a binary as hex digits of the flags' case.
-    #[inline(always)]
-    hex_encode(input, flags = HEX_ENCODE_DEFAULT_FLAGS) =>
-        HexEncodeJob::new(options(HexEncodeOptions::from_flags(flags))?);
-
-    /// Base16 decode: the data, or `{error, Reason, Byte}`.
-    #[inline(always)]
-    hex_decode(input, flags = HEX_DECODE_DEFAULT_FLAGS) =>
-        HexDecodeJob::new(options(HexDecodeOptions::from_flags(flags))?);
-
-    /// Whether `hex_decode` would accept the binary: writes nothing.
-    #[inline(always)]
-    hex_is_valid(input, flags = HEX_DECODE_DEFAULT_FLAGS) =>
-        HexDecodeJob::validating(options(HexDecodeOptions::from_flags(flags))?);
-
-    /// Base32, either alphabet, either case, padded or not.
-    base32_encode(input, flags) =>
-        Base32EncodeJob::new(options(Base32EncodeOptions::from_flags(flags))?);
-
-    /// Base32 decode: the data, or `{error, Reason, Byte}`.
-    base32_decode(input, flags) =>
-        Base32DecodeJob::new(input, options(Base32DecodeOptions::from_flags(flags))?);
-
-    /// Whether `base32_decode` would accept the binary, decoding into scratch.
-    base32_is_valid(input, flags) =>
-        Base32DecodeJob::validating(input, options(Base32DecodeOptions::from_flags(flags))?);
-}
-
 /// A decode's result is its data; a validation's (whose output is only
 /// scratch) its verdict.
 macro_rules! data_or_verdict {
     ($($job:ty),*) => {$(
         impl NifJob for $job {
-            #[inline(always)]
-            fn done<'a>(&self, env: Env<'a>, _: &[u8], written: Written<'_, 'a, '_>) -> RawTerm {
-                match self.validates() {
-                    true => true.encode(env).as_c_arg(),
-                    false => written.binary(env),
+            fn done<'a>(&self, env: Env<'a>, _: &[u8], data: Option<Term<'a>>) -> Term<'a> {
+                match (self.validates(), data) {
+                    (false, Some(data)) => data,
+                    _ => true.encode(env),
                 }
             }
 
-            fn failed(&self, env: Env, input: &[u8], error: DecodeError) -> RawTerm {
+            fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
                 match self.validates() {
-                    true => false.encode(env).as_c_arg(),
-                    false => failed_at(env, input, error),
+                    true => false.encode(env),
+                    false => crate::term::failed_at(env, input, error),
                 }
             }
         }
@@ -145,3 +50,128 @@ macro_rules! data_or_verdict {
 }
 
 data_or_verdict!(DecodeJob, HexDecodeJob, Base32DecodeJob);
+
+/// Registers `name/1`, `function` on the default flags, and `name/2`, on
+/// the flags its options argument reads to (`read(kind)`).
+macro_rules! with_options {
+    ($name:literal, $function:ident, $default:expr, $read:ident($kind:expr) $(, $extra:expr)?) => {
+        nif!($name / 1, |env, [input]| $function(env, input, $default $(, $extra)?));
+        nif!($name / 2, |env, [input, options]| {
+            $function(env, input, $read($kind, options)? $(, $extra)?)
+        });
+    };
+}
+
+/// Options that `flags` give: `badarg` for bits the kind does not take.
+fn of<T>(options: Option<T>) -> NifResult<T> {
+    options.ok_or(Error::BadArg)
+}
+
+fn encode<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTerm> {
+    let input = Input::of(input)?;
+    match of(EncodeOptions::from_flags(flags))? {
+        (opts, None) => run(env, EncodeJob::new(opts), input),
+        (opts, Some(lines)) => run(env, WrapJob::new(opts, lines), input),
+    }
+}
+
+with_options!("encode", encode, DEFAULT_FLAGS, flags(Kind::Encode));
+
+fn decode<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTerm> {
+    let input = Input::of(input)?;
+    let opts = of(DecodeOptions::from_flags(flags, Kind::Decode))?;
+    run(env, DecodeJob::new(input.bytes, opts), input)
+}
+
+with_options!("decode", decode, DEFAULT_FLAGS, flags(Kind::Decode));
+
+/// Whether `decode` with these flags would accept the binary, decoding
+/// into scratch only: `true` or `false`.
+fn is_valid<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTerm> {
+    let input = Input::of(input)?;
+    let opts = of(DecodeOptions::from_flags(flags, Kind::Decode))?;
+    run(env, DecodeJob::validating(input.bytes, opts), input)
+}
+
+with_options!("is_valid", is_valid, DEFAULT_FLAGS, flags(Kind::Decode));
+
+/// OTP's `mime_decode`: every byte outside the alphabet skipped.
+fn mime_decode<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTerm> {
+    let input = Input::of(input)?;
+    let opts = of(DecodeOptions::from_flags(flags, Kind::Mime))?;
+    run(env, MimeJob::new(input.bytes, opts), input)
+}
+
+with_options!("mime_decode", mime_decode, DEFAULT_FLAGS, flags(Kind::Mime));
+
+/// Base16: a binary as hex digits of the flags' case.
+fn hex_encode<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTerm> {
+    let opts = of(HexEncodeOptions::from_flags(flags))?;
+    run(env, HexEncodeJob::new(opts), Input::of(input)?)
+}
+
+with_options!(
+    "hex_encode",
+    hex_encode,
+    HEX_ENCODE_DEFAULT_FLAGS,
+    case_flags(Kind::HexEncode)
+);
+
+/// Base16 decode (or, `validate`, its verdict): the data, or `{error,
+/// Reason, Byte}`.
+fn hex_decode<'a>(env: Env<'a>, input: Term<'a>, flags: u64, validate: bool) -> NifResult<RawTerm> {
+    let opts = of(HexDecodeOptions::from_flags(flags))?;
+    let job = match validate {
+        true => HexDecodeJob::validating(opts),
+        false => HexDecodeJob::new(opts),
+    };
+    run(env, job, Input::of(input)?)
+}
+
+with_options!(
+    "hex_decode",
+    hex_decode,
+    HEX_DECODE_DEFAULT_FLAGS,
+    case_flags(Kind::HexDecode),
+    false
+);
+with_options!(
+    "hex_is_valid",
+    hex_decode,
+    HEX_DECODE_DEFAULT_FLAGS,
+    case_flags(Kind::HexDecode),
+    true
+);
+
+// Base32, either alphabet, either case, padded or not.
+nif!("base32_encode" / 2, |env, [input, options]| {
+    let opts = of(Base32EncodeOptions::from_flags(flags(
+        Kind::Base32Encode,
+        options,
+    )?))?;
+    run(env, Base32EncodeJob::new(opts), Input::of(input)?)
+});
+
+/// Base32 decode (or, `validate`, its verdict).
+fn base32_decode<'a>(
+    env: Env<'a>,
+    input: Term<'a>,
+    options: Term<'a>,
+    validate: bool,
+) -> NifResult<RawTerm> {
+    let flags = flags(Kind::Base32Decode, options)?;
+    let opts = of(Base32DecodeOptions::from_flags(flags))?;
+    let input = Input::of(input)?;
+    let job = match validate {
+        true => Base32DecodeJob::validating(input.bytes, opts),
+        false => Base32DecodeJob::new(input.bytes, opts),
+    };
+    run(env, job, input)
+}
+
+nif!("base32_decode" / 2, |env, [input, options]| {
+    base32_decode(env, input, options, false)
+});
+nif!("base32_is_valid" / 2, |env, [input, options]| {
+    base32_decode(env, input, options, true)
+});

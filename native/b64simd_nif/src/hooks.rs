@@ -1,17 +1,18 @@
 //! Hooks for the tests and the benchmark, compiled only with the `hooks`
 //! feature: the kernels this CPU runs, the charge table, the switch that
-//! forces tiny slices, the options' layout, and whole calls on a dirty
-//! scheduler for the latency probe's comparison.
+//! forces tiny slices, and whole calls on a dirty scheduler for the latency
+//! probe's comparison.
 
-use crate::term::{decode_options, encode_options, error_term, new_binary, system_limit};
+use crate::options::flags;
+use crate::term::{error_term, new_binary, system_limit};
 use b64simd_core::budget;
 use b64simd_core::decode::DecodeJob;
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::job::Job;
 use b64simd_core::kernel;
-use b64simd_core::options::{Kind, LAYOUT};
+use b64simd_core::options::{DecodeOptions, EncodeOptions, Kind};
 use b64simd_core::output::{self, put};
-use rustler::{Atom, Binary, Encoder, Env, NifResult, Term};
+use rustler::{Atom, Binary, Env, Error, NifResult, Term};
 use std::collections::HashMap;
 
 /// The kernels this CPU can run, best first: the test script runs the
@@ -45,40 +46,12 @@ fn charges(env: Env) -> NifResult<(u64, u64, HashMap<Atom, u64>)> {
     ))
 }
 
-/// The options each kind of call takes and each value's flag bits
-/// (`options::LAYOUT`): `#{Kind => #{Key => #{Value => Bits}}}`, so that a
-/// test holds Erlang's option table against it.
-#[rustler::nif]
-fn flag_layout(env: Env) -> Term {
-    let mut kinds: HashMap<&str, HashMap<&str, HashMap<&str, u64>>> = HashMap::new();
-    for (kind, key, values) in LAYOUT {
-        let kind = kind.name();
-        let values = values.iter().copied().collect();
-        kinds.entry(kind).or_default().insert(key, values);
-    }
-    let atom = |name: &str| Atom::from_str(env, name).map(|a| a.encode(env));
-    let map = |pairs: Vec<(Term, Term)>| Term::map_from_pairs(env, &pairs).ok();
-    let layout = kinds.into_iter().map(|(kind, keys)| {
-        let keys = keys.into_iter().map(|(key, values)| {
-            let values = values
-                .into_iter()
-                .map(|(value, bits)| Some((atom(value).ok()?, bits.encode(env))))
-                .collect::<Option<Vec<_>>>()?;
-            Some((atom(key).ok()?, map(values)?))
-        });
-        Some((atom(kind).ok()?, map(keys.collect::<Option<Vec<_>>>()?)?))
-    });
-    match layout.collect::<Option<Vec<_>>>().and_then(map) {
-        Some(term) => term,
-        None => rustler::types::atom::error().encode(env),
-    }
-}
-
 /// For comparison only: `encode/2` in one call on a dirty CPU scheduler, as
 /// b64veryfast does above 2 MiB.
 #[rustler::nif(schedule = "DirtyCpu")]
-fn encode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u64) -> NifResult<Term<'a>> {
-    let (opts, _) = encode_options(flags)?;
+fn encode_dirty<'a>(env: Env<'a>, input: Binary<'a>, options: Term<'a>) -> NifResult<Term<'a>> {
+    let (opts, _) =
+        EncodeOptions::from_flags(flags(Kind::Encode, options)?).ok_or(Error::BadArg)?;
     let mut job = EncodeJob::new(opts);
     let len = job.buffer(&input).ok_or_else(system_limit)?.size();
     let (term, output) = new_binary(env, len);
@@ -88,8 +61,9 @@ fn encode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u64) -> NifResult<Te
 
 /// For comparison only: `decode/2` in one call on a dirty CPU scheduler.
 #[rustler::nif(schedule = "DirtyCpu")]
-fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, flags: u64) -> NifResult<Term<'a>> {
-    let mut job = DecodeJob::new(&input, decode_options(flags, Kind::Decode)?);
+fn decode_dirty<'a>(env: Env<'a>, input: Binary<'a>, options: Term<'a>) -> NifResult<Term<'a>> {
+    let opts = DecodeOptions::from_flags(flags(Kind::Decode, options)?, Kind::Decode);
+    let mut job = DecodeJob::new(&input, opts.ok_or(Error::BadArg)?);
     let len = job.buffer(&input).ok_or_else(system_limit)?.size();
     let (term, output) = new_binary(env, len);
     Ok(match job.run_to_end(&input, output, usize::MAX) {

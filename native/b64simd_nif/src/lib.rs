@@ -2,19 +2,19 @@
 //! allocates outputs and schedules the core's jobs; the codec, its rules and
 //! what a call is charged are the core's.
 //!
-//! - `calls`: the one-shot calls, each with its entry points (made as
-//!   `entry` says); `stream`: the streams' calls, with theirs;
+//! - `calls`: the one-shot calls; `stream`: the streams' calls; each
+//!   registered as `entry` says;
+//! - `options`: option maps read into the core's options;
 //! - `run`: a job run within one call or a slice at a time;
-//! - `term`: binaries, errors, options; `atoms`: the atoms they use;
-//!   `enif`: the erl_nif calls of short calls, linked directly;
+//! - `term`: output binaries and errors; `atoms`: the atoms they use;
 //! - `hooks`: test and benchmark hooks (cargo feature `hooks` only).
 
 mod atoms;
 mod calls;
-mod enif;
 mod entry;
 #[cfg(feature = "hooks")]
 mod hooks;
+mod options;
 mod run;
 mod stream;
 mod term;
@@ -50,6 +50,7 @@ fn encoders() -> (&'static str, &'static str, usize) {
 /// to ask, and a value kept in the process (a variable, a file) would
 /// outlive the load it explains.
 fn load(env: Env, tag: Term) -> bool {
+    options::init(env);
     match refusal(env) {
         None => true,
         Some(reason) => {

@@ -1,19 +1,21 @@
-//! Scheduling: a core job run to its end within the call when it fits one
-//! (`engine::fits_one_call`), else a slice at a time, the caller calling
-//! back in between (`{continue, Job}` and `continue/1`) so that no call holds
-//! a scheduler for long. The job then lives in a NIF resource that owns
-//! everything it works on: the job, its output buffer, and a copy of the
-//! input term (for a binary, a new reference to it), so no caller can hand
-//! it another input and a caller that dies mid-way leaks nothing.
+//! A call's job, run to its end within the call when the engine says it
+//! fits one (`engine::fits_one_call`), else a slice at a time, the caller
+//! calling back in between (`{continue, Job}` and `continue/1`) so that no
+//! call holds a scheduler for long. The job then lives in a NIF resource
+//! that owns everything it works on: the job, its output binary, and a copy
+//! of the input term (for a binary, a new reference to it), so no caller can
+//! hand it another input and a caller that dies mid-way leaks nothing.
 
 use crate::atoms;
-use crate::term::{error_term, new_binary, result_binary, system_limit, ErtsBinary, RawTerm};
+use crate::entry::nif;
+use crate::term::{failed_at, new_binary, system_limit, ErtsBinary};
 use b64simd_core::engine;
 use b64simd_core::error::DecodeError;
 use b64simd_core::job::{Buffer, Job, Step};
 use b64simd_core::output::{self, as_output, put};
 use b64simd_core::scratch::with_scratch;
 use rustler::env::{OwnedEnv, SavedTerm};
+use rustler::sys::ERL_NIF_TERM as RawTerm;
 use rustler::{Binary, Encoder, Env, Error, NifResult, ResourceArc, Term};
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
@@ -23,163 +25,155 @@ use std::sync::Mutex;
 const HEAP_BINARY_MAX: usize = 64;
 
 /// Validations of inputs up to this size decode into a buffer on the
-/// stack, as reaching the thread's scratch is a noticeable part of a short
-/// call (`bench/README.md`); no input decodes to more bytes than it has.
+/// stack: no input decodes to more bytes than it has.
 const SHORT_VALIDATION: usize = 64;
 
 /// A job as the NIF runs it: its steps, and the terms its end makes.
 pub(crate) trait NifJob: Job + Send + 'static {
-    /// The result once the job is done: what it wrote, by default as a
-    /// binary.
-    #[inline(always)]
-    fn done<'a>(&self, env: Env<'a>, _input: &[u8], written: Written<'_, 'a, '_>) -> RawTerm {
-        written.binary(env)
+    /// The result once the job is done: by default `data`, the binary of
+    /// what it wrote (`None` for a job whose buffer is scratch).
+    fn done<'a>(&self, env: Env<'a>, _input: &[u8], data: Option<Term<'a>>) -> Term<'a> {
+        data.unwrap_or_else(|| new_binary(env, 0).0)
     }
 
-    /// The result once the job has failed: `{error, Reason, Byte}`, by
-    /// default with the input's byte at the error's offset.
-    fn failed(&self, env: Env, input: &[u8], error: DecodeError) -> RawTerm {
+    /// The result once the job has failed: by default `{error, Reason,
+    /// Byte}`, with the input's byte at the error's offset.
+    fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
         failed_at(env, input, error)
     }
 }
 
-/// `{error, Reason, Byte}` for an error at an offset into `input`.
-pub(crate) fn failed_at(env: Env, input: &[u8], error: DecodeError) -> RawTerm {
-    let byte = error.offset().and_then(|at| input.get(at).copied());
-    error_term(env, error, byte).as_c_arg()
+/// A call's input: its term and, read in place, its bytes, which live as
+/// long as the call's environment. rustler's `Binary` holds a `Term`, and
+/// its `NifResult` was copied in pieces that stalled store forwarding, as
+/// `entry::Made` says of terms.
+#[derive(Clone, Copy)]
+pub(crate) struct Input<'a> {
+    term: RawTerm,
+    pub(crate) bytes: &'a [u8],
 }
 
-/// A job's output buffer: a heap binary for a small output (made in place,
-/// no copy), a binary allocated once, or scratch that is no result. Jobs
-/// are handed it by reference, and an allocated binary lives where its
-/// caller put it: moved, either was copied through memory in a way that
-/// stalled store forwarding, a noticeable share of a short call.
-pub(crate) enum Output<'a, 'b> {
-    Heap(Term<'a>, &'a mut [MaybeUninit<u8>]),
-    Allocated(&'b mut ErtsBinary),
-    Scratch,
-}
-
-impl<'a, 'b> Output<'a, 'b> {
-    /// `len` bytes: a heap binary, or `binary` allocated.
+impl<'a> Input<'a> {
+    /// The binary `term`; `badarg` for any other term.
     #[inline(always)]
-    fn new(env: Env<'a>, len: usize, binary: &'b mut ErtsBinary) -> NifResult<Output<'a, 'b>> {
-        if len <= HEAP_BINARY_MAX {
-            let (term, bytes) = new_binary(env, len);
-            return Ok(Output::Heap(term, bytes));
-        }
-        if !binary.allocate(len) {
-            return Err(system_limit());
-        }
-        Ok(Output::Allocated(binary))
-    }
-
-    fn bytes(&mut self) -> &mut [MaybeUninit<u8>] {
-        match self {
-            Output::Heap(_, bytes) => bytes,
-            Output::Allocated(binary) => binary.as_mut_slice(),
-            Output::Scratch => &mut [],
-        }
-    }
-
-    /// Its first `len` bytes, a finished job's result: only what a job's
-    /// `Done(len)` says it wrote.
-    #[inline(always)]
-    fn written(&mut self, len: usize) -> Written<'_, 'a, 'b> {
-        Written { output: self, len }
-    }
-
-    /// The first `written` bytes as a binary of that size: a heap binary
-    /// that came out shorter (its input held whitespace) is copied into an
-    /// exact one, as a heap binary cannot shrink; any other is shrunk in
-    /// place, never copied whole.
-    /// Once: an owned binary is handed over to the term.
-    #[inline(always)]
-    fn take_binary(&mut self, env: Env<'a>, written: usize) -> RawTerm {
-        match self {
-            Output::Heap(term, bytes) if written == bytes.len() => term.as_c_arg(),
-            Output::Heap(_, bytes) => {
-                let (exact, copy) = new_binary(env, written);
-                // SAFETY: a job wrote its first `written` bytes (`Written`
-                // is made only of a finished job's `Done`).
-                put(copy, unsafe { output::written(bytes, written) });
-                exact.as_c_arg()
+    pub(crate) fn of(term: Term<'a>) -> NifResult<Input<'a>> {
+        let mut binary = MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
+        // SAFETY: `term` is a term of its environment, the running call's;
+        // erl_nif fills in `binary` when it returns non-zero, and its bytes
+        // then live as long as that environment.
+        unsafe {
+            let env = term.get_env().as_c_arg();
+            if rustler::sys::enif_inspect_binary(env, term.as_c_arg(), binary.as_mut_ptr()) == 0 {
+                return Err(Error::BadArg);
             }
-            Output::Allocated(binary) => binary.hand_over(env, written),
-            Output::Scratch => new_binary(env, 0).0.as_c_arg(),
+            let binary = binary.assume_init();
+            let bytes = match binary.size {
+                0 => &[],
+                size => std::slice::from_raw_parts(binary.data, size),
+            };
+            Ok(Input {
+                term: term.as_c_arg(),
+                bytes,
+            })
         }
     }
 }
 
-/// What a finished job wrote: the first `len` bytes of its output.
-pub(crate) struct Written<'o, 'a, 'b> {
-    output: &'o mut Output<'a, 'b>,
-    len: usize,
+/// A call's output: a heap binary for a small one (made in place, no
+/// copy), or a binary allocated once.
+enum Output<'a> {
+    Heap(Term<'a>, &'a mut [MaybeUninit<u8>]),
+    Allocated(ErtsBinary),
 }
 
-impl<'a> Written<'_, 'a, '_> {
-    /// As a binary of its size (`Output::take_binary`).
-    #[inline(always)]
-    pub(crate) fn binary(self, env: Env<'a>) -> RawTerm {
-        self.output.take_binary(env, self.len)
+impl<'a> Output<'a> {
+    fn new(env: Env<'a>, len: usize) -> NifResult<Output<'a>> {
+        if len <= HEAP_BINARY_MAX {
+            let (term, memory) = new_binary(env, len);
+            return Ok(Output::Heap(term, memory));
+        }
+        ErtsBinary::new(len).map(Output::Allocated)
+    }
+
+    fn memory(&mut self) -> &mut [MaybeUninit<u8>] {
+        match self {
+            Output::Heap(_, memory) => memory,
+            Output::Allocated(binary) => binary.memory(),
+        }
+    }
+
+    /// Its first `len` bytes, which a job wrote (its `Done(len)`), as a
+    /// binary of that size: a heap binary that came out shorter (its input
+    /// held whitespace) is copied into an exact one, as a heap binary
+    /// cannot shrink; an allocated one is shrunk in place.
+    fn into_term(self, env: Env<'a>, len: usize) -> Term<'a> {
+        match self {
+            Output::Heap(term, memory) if len == memory.len() => term,
+            Output::Heap(_, memory) => {
+                let (exact, copy) = new_binary(env, len);
+                // SAFETY: the job wrote the first `len` bytes (its `Done`).
+                put(copy, unsafe { output::written(memory, len) });
+                exact
+            }
+            Output::Allocated(binary) => binary.into_term(env, len),
+        }
     }
 }
 
-/// Runs `job` over `input` (the bytes of `input_term`) into the buffer it
-/// asks for: its result, or `{continue, Job}`. Its data is a new binary;
-/// its scratch, within a call, this thread's (or the stack's, for a short
-/// input), else its own.
+/// Runs `job` over `input`: its result, or `{continue, Job}`, as erl_nif's
+/// term (`entry::Made`).
 #[inline(always)]
-pub(crate) fn run<'a, J: NifJob>(
-    env: Env<'a>,
-    mut job: J,
-    input_term: Term<'a>,
-    input: &[u8],
-) -> NifResult<Term<'a>> {
-    let buffer = job.buffer(input).ok_or_else(system_limit)?;
-    let len = buffer.size();
-    if !engine::fits_one_call(&job, input.len()) {
-        return start(env, Box::new(job), input_term, input, result_binary(len)?);
+pub(crate) fn run<'a, J: NifJob>(env: Env<'a>, mut job: J, input: Input<'a>) -> NifResult<RawTerm> {
+    let bytes = input.bytes;
+    let buffer = job.buffer(bytes).ok_or_else(system_limit)?;
+    if !engine::fits_one_call(&job, bytes.len()) {
+        return start(env, Box::new(job), input, buffer.size()).map(|term| term.as_c_arg());
     }
-    // Made before the job runs and never moved after: a move copied it
-    // with vector stores that its length, read right after, waited on.
-    let mut binary = ErtsBinary::unallocated();
-    let mut output = match buffer {
-        Buffer::Data(_) => Output::new(env, len, &mut binary)?,
-        Buffer::Scratch(_) => Output::Scratch,
-    };
-    let (result, percent) = match buffer {
-        Buffer::Data(_) => engine::run_call(&mut job, input, output.bytes()),
-        Buffer::Scratch(_) if input.len() <= SHORT_VALIDATION => {
+    let (result, data, percent) = match buffer {
+        Buffer::Data(len) => {
+            let mut output = Output::new(env, len)?;
+            let (result, percent) = engine::run_call(&mut job, bytes, output.memory());
+            let data = result.as_ref().ok().map(|&len| output.into_term(env, len));
+            (result, data, percent)
+        }
+        Buffer::Scratch(len) if bytes.len() <= SHORT_VALIDATION => {
             let mut scratch = [MaybeUninit::new(0); SHORT_VALIDATION];
             let scratch = &mut scratch[..len.min(SHORT_VALIDATION)];
-            engine::run_call(&mut job, input, scratch)
+            let (result, percent) = engine::run_call(&mut job, bytes, scratch);
+            (result, None, percent)
         }
-        Buffer::Scratch(_) => with_scratch(|scratch| {
-            engine::run_call(&mut job, input, as_output(&mut scratch[..len]))
-        }),
+        Buffer::Scratch(len) => {
+            let (result, percent) = with_scratch(|scratch| {
+                engine::run_call(&mut job, bytes, as_output(&mut scratch[..len]))
+            });
+            (result, None, percent)
+        }
     };
     charge(env, percent);
     let term = match result {
-        Ok(len) => job.done(env, input, output.written(len)),
-        Err(error) => job.failed(env, input, error),
+        Ok(_) => job.done(env, bytes, data),
+        Err(error) => job.failed(env, bytes, error),
     };
-    // SAFETY: made in `env` by the job's `done` or `failed`.
-    Ok(unsafe { Term::new(env, term) })
+    Ok(term.as_c_arg())
 }
 
 /// Charges the caller `percent` of a timeslice (`enif_consume_timeslice`).
-#[inline(always)]
-pub(crate) fn charge(env: Env, percent: i32) {
+fn charge(env: Env, percent: i32) {
     if percent > 0 {
         rustler::schedule::consume_timeslice(env, percent);
     }
 }
 
+/// A sliced job and the output binary it writes, kept across its slices.
+struct Work {
+    job: Box<dyn NifJob>,
+    /// Handed over to the result when the job is done.
+    output: Option<ErtsBinary>,
+}
+
 /// A job between two slices, with all it works on.
 struct Running {
-    job: Box<dyn NifJob>,
-    output: ErtsBinary,
+    work: Work,
     /// The input term, copied into an environment of the job's own.
     input_env: OwnedEnv,
     input: SavedTerm,
@@ -192,44 +186,43 @@ struct SlicedJob(Mutex<Option<Running>>);
 #[rustler::resource_impl]
 impl rustler::Resource for SlicedJob {}
 
-/// Runs a job's first slice here; only a job with work left goes into a
-/// resource (`{continue, Job}`).
+/// Runs a job's first slice here, into an output binary of `len` bytes;
+/// only a job with work left goes into a resource (`{continue, Job}`).
 fn start<'a>(
     env: Env<'a>,
-    mut job: Box<dyn NifJob>,
-    input_term: Term<'a>,
-    input: &[u8],
-    mut output: ErtsBinary,
+    job: Box<dyn NifJob>,
+    input: Input<'a>,
+    len: usize,
 ) -> NifResult<Term<'a>> {
-    let (step, percent) = engine::run_slice(job.as_mut(), input, output.as_mut_slice());
-    charge(env, percent);
-    if step != Step::More {
-        // SAFETY: made in `env` by `end`.
-        return Ok(unsafe { Term::new(env, end(env, job.as_ref(), input, &mut output, step)) });
+    let output = Some(ErtsBinary::new(len)?);
+    let mut work = Work { job, output };
+    if let Some(result) = slice(env, &mut work, input.bytes) {
+        return Ok(result);
     }
     let input_env = OwnedEnv::new();
     let running = Running {
-        job,
-        output,
-        input: input_env.save(input_term),
+        work,
+        // SAFETY: the input's term, of `env`.
+        input: input_env.save(unsafe { Term::new(env, input.term) }),
         input_env,
     };
     let resource = ResourceArc::new(SlicedJob(Mutex::new(Some(running))));
     Ok((atoms::continue_(), resource).encode(env))
 }
 
-/// The term a job's last step makes.
-fn end<'a>(
-    env: Env<'a>,
-    job: &dyn NifJob,
-    input: &[u8],
-    output: &mut ErtsBinary,
-    step: Step,
-) -> RawTerm {
+/// Runs a slice of a job over its input: the result once the job has
+/// ended, `None` while it has work left.
+fn slice<'a>(env: Env<'a>, work: &mut Work, input: &[u8]) -> Option<Term<'a>> {
+    let memory = work.output.as_mut()?.memory();
+    let (step, percent) = engine::run_slice(work.job.as_mut(), input, memory);
+    charge(env, percent);
     match step {
-        Step::Done(len) => job.done(env, input, Output::Allocated(output).written(len)),
-        Step::Failed(error) => job.failed(env, input, error),
-        Step::More => atoms::continue_().encode(env).as_c_arg(),
+        Step::More => None,
+        Step::Failed(error) => Some(work.job.failed(env, input, error)),
+        Step::Done(len) => {
+            let data = work.output.take()?.into_term(env, len);
+            Some(work.job.done(env, input, Some(data)))
+        }
     }
 }
 
@@ -237,34 +230,26 @@ fn end<'a>(
 /// `badarg` for a job that has ended, and for one another process is
 /// running a slice of right now: the job is taken out of its resource for
 /// the slice, so that no scheduler thread ever waits on another's.
-#[rustler::nif(name = "continue")]
-fn continue_job(env: Env, resource: ResourceArc<SlicedJob>) -> NifResult<Term> {
+fn continue_job<'a>(env: Env<'a>, [job]: [Term<'a>; 1]) -> NifResult<Term<'a>> {
+    let resource: ResourceArc<SlicedJob> = job.decode()?;
     let taken = resource.0.lock().map_err(|_| Error::BadArg)?.take();
-    let Some(mut running) = taken else {
-        return Err(Error::BadArg);
-    };
+    let mut running = taken.ok_or(Error::BadArg)?;
     let Running {
-        job,
-        output,
+        work,
         input_env,
         input,
     } = &mut running;
-    let result = input_env.run(|owned| -> NifResult<Option<RawTerm>> {
-        let bytes: Binary = input.load(owned).decode()?;
-        let (step, percent) =
-            engine::run_slice(job.as_mut(), bytes.as_slice(), output.as_mut_slice());
-        charge(env, percent);
-        if step == Step::More {
-            return Ok(None);
-        }
-        Ok(Some(end(env, job.as_ref(), bytes.as_slice(), output, step)))
+    let result = input_env.run(|owned| -> NifResult<Option<Term<'a>>> {
+        let input: Binary = input.load(owned).decode()?;
+        Ok(slice(env, work, input.as_slice()))
     })?;
     match result {
-        // SAFETY: made in `env` by `end`.
-        Some(term) => Ok(unsafe { Term::new(env, term) }),
+        Some(term) => Ok(term),
         None => {
             *resource.0.lock().map_err(|_| Error::BadArg)? = Some(running);
-            Ok((atoms::continue_(), resource.clone()).encode(env))
+            Ok((atoms::continue_(), resource).encode(env))
         }
     }
 }
+
+nif!("continue" / 1, continue_job);
