@@ -24,13 +24,12 @@
 //! `bench/README.md` has the method and the figures.
 
 use b64simd_core::avx2::{self, Stores};
-use b64simd_core::avx2_decode;
 use b64simd_core::decode::short;
 use b64simd_core::kernel;
 use b64simd_core::lengths::encoded_len;
 use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions};
 use b64simd_core::output::as_output;
-use b64simd_core::simd::decode_loose;
+use b64simd_core::simdutf::decode_loose;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::time::{Duration, Instant};
 
@@ -229,7 +228,7 @@ fn main() {
     let mut encoders: Vec<(String, Kernel)> = vec![(
         format!("simdutf {simdutf_kernel}"),
         Box::new(move |input, out| {
-            b64simd_core::simd::simdutf_encode_into(input, opts, as_output(out))
+            b64simd_core::simdutf::simdutf_encode_into(input, opts, as_output(out))
         }),
     )];
     if avx2::available() {
@@ -283,7 +282,7 @@ fn main() {
             let input = &plain[..size];
             let text_len = encoded_len(size, true).expect("small");
             let mut text = vec![0u8; text_len];
-            b64simd_core::simd::simdutf_encode_into(input, opts, as_output(&mut text));
+            b64simd_core::simdutf::simdutf_encode_into(input, opts, as_output(&mut text));
             let check = |call: &Kernel, name: &str| {
                 let mut out = vec![0u8; text_len];
                 assert_eq!(call(input, &mut out), text_len, "{name} encode length");
@@ -327,13 +326,13 @@ fn main() {
     ));
     let rounds = avx2::available().then(|| {
         let call: Kernel = Box::new(|input, out| {
-            avx2_decode::decode_units(input, Alphabet::Standard, as_output(out)).unwrap_or(0)
+            avx2::decode::decode_units(input, Alphabet::Standard, as_output(out)).unwrap_or(0)
         });
         ("ours avx2 rounds".to_string(), call)
     });
     for &size in &SHORT_SIZES {
         let mut text = vec![0u8; encoded_len(size, true).expect("small")];
-        b64simd_core::simd::simdutf_encode_into(&plain[..size], opts, as_output(&mut text));
+        b64simd_core::simdutf::simdutf_encode_into(&plain[..size], opts, as_output(&mut text));
         // The rounds alone take whole 16-character units only.
         let short_decoders: Vec<&(String, Kernel)> = short_decoders
             .iter()

@@ -12,7 +12,7 @@
 
 use crate::avx2::{self, Stores};
 use crate::options::{EncodeOptions, LineBreak, Lines};
-use crate::{kernel, lengths, simd};
+use crate::{kernel, lengths, simdutf};
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
@@ -25,7 +25,7 @@ pub const BIG_CALL: usize = 16 << 20;
 /// An encoder of plain calls (`encode_piece`) or of lines (`line_encoder`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoder {
-    /// b64simd's own, `avx2.rs`.
+    /// b64simd's own, `avx2/encode.rs`.
     Avx2,
     /// simdutf's, of the kernel simdutf runs.
     Simdutf,
@@ -127,7 +127,7 @@ pub fn encode_piece(
     };
     match encoder {
         Encoder::Avx2 => avx2::avx2_encode_into(piece, opts, output, stores),
-        Encoder::Simdutf => simd::simdutf_encode_into(piece, opts, output),
+        Encoder::Simdutf => simdutf::simdutf_encode_into(piece, opts, output),
     }
 }
 
@@ -170,7 +170,7 @@ pub fn encode_lines_with(
                 .expect("a piece's encoding fits");
             avx2::avx2_encode_lines_into(input, opts, lines, &mut output[..len])
         }
-        Encoder::Simdutf => simd::simdutf_encode_lines_into(input, opts, lines.length, output),
+        Encoder::Simdutf => simdutf::simdutf_encode_lines_into(input, opts, lines.length, output),
     }
 }
 

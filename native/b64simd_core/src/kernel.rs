@@ -102,7 +102,7 @@ fn chosen() -> Result<&'static str, Refusal> {
 fn simdutf_runs_a_kernel() -> bool {
     let input = [0u8];
     let mut output = [0u8; 4];
-    let written = crate::simd::simdutf_encode_into(
+    let written = crate::simdutf::simdutf_encode_into(
         &input,
         crate::options::EncodeOptions::DEFAULT,
         crate::output::as_output(&mut output),

@@ -6,7 +6,6 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 pub mod avx2;
-pub mod avx2_decode;
 pub mod base32;
 #[cfg(any(test, feature = "testing"))]
 pub mod base32_reference;
@@ -25,7 +24,7 @@ pub mod output;
 pub mod rules;
 pub mod scalar;
 pub mod scratch;
-pub mod simd;
+pub mod simdutf;
 pub mod stream;
 #[cfg(test)]
 mod test_support;

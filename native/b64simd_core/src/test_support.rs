@@ -24,7 +24,7 @@ pub const RFC4648_VECTORS: [(&[u8], &[u8]); 7] = [
 ];
 
 /// `plain` encoded (the active encoder, held to RFC 4648's vectors in
-/// `simd` and `avx2`).
+/// `simdutf` and `avx2`).
 pub fn encode_to_vec(plain: &[u8], opts: EncodeOptions) -> Vec<u8> {
     let mut out = vec![0u8; encoded_len(plain.len(), opts.padding).unwrap()];
     assert_eq!(

@@ -4,7 +4,6 @@
 
 use crate::reference::Reference;
 use b64simd_core::avx2::{self, Stores};
-use b64simd_core::avx2_decode;
 use b64simd_core::decode::{DecodeJob, VALIDATION_SCRATCH};
 use b64simd_core::encode::EncodeJob;
 use b64simd_core::error::DecodeError;
@@ -14,7 +13,7 @@ use b64simd_core::options::{Alphabet, DecodeOptions, EncodeOptions, LineBreak, L
 use b64simd_core::output::as_output;
 use b64simd_core::rules;
 use b64simd_core::scalar;
-use b64simd_core::simd;
+use b64simd_core::simdutf;
 use b64simd_core::stream::decode::{Carry, DecodeEnd, DecodePiece};
 
 /// Output buffers get this many canary bytes past their end: simdutf writes
@@ -273,12 +272,12 @@ fn avx2_decode_case(text: &[u8], alphabet: Alphabet, shift: usize) -> Result<(),
     };
     let end = shift + units.len() / 4 * 3;
     let mut out = guarded(end);
-    let written = avx2_decode::decode_units(units, alphabet, as_output(&mut out[shift..end]));
-    check_guard(&out, end, "avx2_decode::decode_units")?;
+    let written = avx2::decode::decode_units(units, alphabet, as_output(&mut out[shift..end]));
+    check_guard(&out, end, "avx2::decode::decode_units")?;
     let ours = written.map(|n| out[shift..shift + n].to_vec());
     if ours != expected {
         return Err(format!(
-            "avx2_decode::decode_units (output at +{shift}) gave {:?}, the scalar decoder {:?}",
+            "avx2::decode::decode_units (output at +{shift}) gave {:?}, the scalar decoder {:?}",
             ours.map(|o| o.len()),
             expected.map(|e| e.len())
         ));
@@ -359,11 +358,11 @@ pub fn encode_case(
         ));
     }
     let mut out = guarded(len);
-    let written = simd::simdutf_encode_into(plain, opts, as_output(&mut out[..len]));
-    check_guard(&out, len, "simd::simdutf_encode_into")?;
+    let written = simdutf::simdutf_encode_into(plain, opts, as_output(&mut out[..len]));
+    check_guard(&out, len, "simdutf::simdutf_encode_into")?;
     if written != len || out[..len] != expected[..] {
         return Err(format!(
-            "simd::simdutf_encode_into wrote {written} bytes, {}, base64 crate {}{}",
+            "simdutf::simdutf_encode_into wrote {written} bytes, {}, base64 crate {}{}",
             show::<()>(&Ok(out[..len].to_vec())),
             show::<()>(&Ok(expected.clone())),
             first_difference::<()>(&Ok(out[..len].to_vec()), &Ok(expected))

@@ -220,7 +220,7 @@ fn run_kernel(args: &Args, kernel: &str) -> ExitCode {
     let s = &fuzzer.stats;
     println!(
         "RESULT kernel={kernel} seed={:#x} cases={} decode={} encode={} avx2_encode={} \
-         avx2_decode={} large_inputs={} base16_base32={} regression_cases={} mismatches={}",
+         avx2::decode={} large_inputs={} base16_base32={} regression_cases={} mismatches={}",
         args.seed,
         s.decode_cases + s.encode_cases + s.codec_cases + s.regression_cases,
         s.decode_cases,

@@ -10,7 +10,7 @@
 //! the shape puts a break, and only when they are that break (whitespace,
 //! which every decode mode that comes here skips), are dropped, and a block
 //! is kept only if everything else in it is alphabet characters in whole
-//! quanta (`simd::decodes_whole`). So the kept blocks decode as they would
+//! quanta (`simdutf::decodes_whole`). So the kept blocks decode as they would
 //! anyway and end on a whole quantum with nothing pending; the general path
 //! carries on from there with the last line (which may hold padding) and
 //! whatever does not fit the shape, its error offsets shifted by what was
@@ -18,7 +18,7 @@
 
 use crate::options::{Alphabet, LineBreak};
 use crate::scratch::with_line_scratch;
-use crate::simd::{decodes_whole, Window};
+use crate::simdutf::{decodes_whole, Window};
 use std::mem::MaybeUninit;
 
 /// Lines of the usual shape: `length` characters, then `line_break`.

@@ -29,7 +29,7 @@ use crate::options::{Alphabet, DecodeOptions};
 use crate::rules::{class_table_for, is_sextet_class, sextet};
 use crate::scalar;
 use crate::scratch::with_scratch;
-use crate::simd::decode_loose;
+use crate::simdutf::decode_loose;
 use simdutf::ErrorCode;
 use std::mem::MaybeUninit;
 

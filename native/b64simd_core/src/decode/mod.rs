@@ -30,8 +30,8 @@ use crate::lengths;
 use crate::options::DecodeOptions;
 use crate::rules::{self, check_final_quantum, check_skipped_bytes, sextet};
 use crate::scalar;
-use crate::simd::{self, Window};
-use simdutf::{ErrorCode, LastChunkHandlingOptions};
+use crate::simdutf::{self, Window};
+use ::simdutf::{ErrorCode, LastChunkHandlingOptions};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
@@ -261,7 +261,7 @@ impl DecodeJob {
         let piece = &rest[..rest.len().min(budget / 4 * 4).min(room.len() / 3 * 4)];
         let taken = !piece.is_empty()
             && piece.len() < rest.len()
-            && simd::decodes_whole(piece, self.opts.alphabet, room);
+            && simdutf::decodes_whole(piece, self.opts.alphabet, room);
         if taken {
             self.advance(Window {
                 consumed: piece.len(),
@@ -300,7 +300,7 @@ impl DecodeJob {
             };
         }
         let (ok, window) = if self.takes_whole_rest(rest, room.len(), budget) {
-            let result = simd::decode_loose(rest, self.opts.alphabet, room);
+            let result = simdutf::decode_loose(rest, self.opts.alphabet, room);
             let (consumed, written) = (rest.len(), result.count);
             let ok = result.error == ErrorCode::Success;
             (ok, Window { consumed, written })
@@ -308,7 +308,7 @@ impl DecodeJob {
             let window = room.len().min((budget / 4).max(1) * 3);
             let loose = LastChunkHandlingOptions::Loose;
             let (result, written) =
-                simd::decode_bounded(rest, &mut room[..window], self.opts.alphabet, loose);
+                simdutf::decode_bounded(rest, &mut room[..window], self.opts.alphabet, loose);
             let ok = matches!(
                 result.error,
                 ErrorCode::Success | ErrorCode::OutputBufferTooSmall
@@ -485,7 +485,7 @@ pub(crate) fn decode_whole_quanta(
     output: &mut [MaybeUninit<u8>],
 ) -> Option<(Window, bool)> {
     let stop = LastChunkHandlingOptions::StopBeforePartial;
-    let (result, written) = simd::decode_bounded(input, output, opts.alphabet, stop);
+    let (result, written) = simdutf::decode_bounded(input, output, opts.alphabet, stop);
     let (consumed, written, finished) = match result.error {
         // A padded quantum at the end is left for the carry, where the end
         // of the stream (or the next piece) decides about it.

@@ -1,7 +1,7 @@
 //! The first stage of every decode: all of a text that fits the step, of
 //! the common shape (alphabet characters in whole quanta, the last one
 //! maybe padded or, when padding is optional, cut short), in the fewest
-//! calls: by our AVX2 rounds (`avx2_decode`) where they beat simdutf (up
+//! calls: by our AVX2 rounds (`avx2::decode`) where they beat simdutf (up
 //! to 640 characters, 1,088 where simdutf's tail is long, where simdutf
 //! runs its haswell kernel; 192 where it runs icelake) and the tables for
 //! what they leave; else up to 44 characters by table lookups, which beat
@@ -12,14 +12,14 @@
 //! `None` for anything else, which the later stages then decide: so it
 //! only ever returns what they would.
 
-use crate::avx2_decode;
+use crate::avx2::decode;
 use crate::encoder::{self, Encoder};
 use crate::kernel;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::output::put;
 use crate::rules::{check_final_quantum, check_skipped_bytes};
 use crate::rules::{class_table, class_table_for, is_sextet_class};
-use crate::simd::decode_loose;
+use crate::simdutf::decode_loose;
 use simdutf::ErrorCode;
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
@@ -41,7 +41,7 @@ pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [MaybeUninit<u8>])
     };
     let (read, written) = match avx2_rule() {
         Some(beats) if body >= 16 && beats(input.len(), body) => {
-            let units = avx2_decode::decode_units(&input[..body], opts.alphabet, output)?;
+            let units = decode::decode_units(&input[..body], opts.alphabet, output)?;
             (units / 3 * 4, units)
         }
         _ if input.len() <= SHORT_MAX => (0, 0),

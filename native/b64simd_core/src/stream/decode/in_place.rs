@@ -14,7 +14,7 @@ use super::carry::MAX_CARRY;
 use crate::decode::{decode_whole_quanta, lines, DecodeJob};
 use crate::lengths::maximal_decoded_len;
 use crate::options::DecodeOptions;
-use crate::simd::Window;
+use crate::simdutf::Window;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 

@@ -4,7 +4,7 @@
 
 use crate::lengths::decoded_len_bound;
 use crate::options::{Alphabet, EncodeOptions};
-use simdutf::{Base64Options, ErrorCode, LastChunkHandlingOptions};
+use ::simdutf::{Base64Options, ErrorCode, LastChunkHandlingOptions};
 use std::mem::MaybeUninit;
 
 fn encode_variant(opts: EncodeOptions) -> Base64Options {
@@ -36,7 +36,7 @@ pub fn simdutf_encode_into(
     }
     let variant = encode_variant(opts);
     // What simdutf will write, by its own count: the bound of the write below.
-    let length = simdutf::base64_length_from_binary(input.len(), variant);
+    let length = ::simdutf::base64_length_from_binary(input.len(), variant);
     assert_eq!(
         output.len(),
         length,
@@ -46,7 +46,7 @@ pub fn simdutf_encode_into(
     // writes for this input length and variant (checked just above); the
     // slices cannot overlap since one is borrowed mutably.
     let written = unsafe {
-        simdutf::binary_to_base64(
+        ::simdutf::binary_to_base64(
             input.as_ptr(),
             input.len(),
             output.as_mut_ptr().cast(),
@@ -69,13 +69,13 @@ pub fn simdutf_encode_lines_into(
 ) -> usize {
     let variant = encode_variant(opts);
     // What simdutf will write, by its own count: the bound of the write.
-    let length = simdutf::base64_length_from_binary_with_lines(input.len(), variant, line_length);
+    let length = ::simdutf::base64_length_from_binary_with_lines(input.len(), variant, line_length);
     let target = &mut output[..length];
     // SAFETY: `target` is valid for `length` bytes, exactly what simdutf
     // writes for this input length, variant and line length (computed just
     // above by simdutf itself); input and output are distinct borrows.
     let written = unsafe {
-        simdutf::binary_to_base64_with_lines(
+        ::simdutf::binary_to_base64_with_lines(
             input.as_ptr(),
             input.len(),
             target.as_mut_ptr().cast(),
@@ -97,7 +97,7 @@ pub fn simdutf_encode_lines_into(
 /// call that can run it is followed by `clear_upper_state`. Minimal
 /// reproduction, on an x86-64 CPU whose best kernel is haswell:
 ///
-///   `simdutf::binary_to_base64` of 32 bytes, or `base64_to_binary` of 100
+///   `::simdutf::binary_to_base64` of 32 bytes, or `base64_to_binary` of 100
 ///   characters, then `xgetbv(1)` (XINUSE): expected bit 2 (AVX state)
 ///   clear; actual: set
 ///
@@ -121,12 +121,12 @@ pub fn decode_loose(
     input: &[u8],
     alphabet: Alphabet,
     output: &mut [MaybeUninit<u8>],
-) -> simdutf::Result {
+) -> ::simdutf::Result {
     assert!(output.len() >= decoded_len_bound(input));
     // SAFETY: `output` is long enough (checked above); input and output are
     // distinct borrows.
     let result = unsafe {
-        simdutf::base64_to_binary(
+        ::simdutf::base64_to_binary(
             input.as_ptr(),
             input.len(),
             output.as_mut_ptr().cast(),
@@ -153,12 +153,12 @@ pub fn decode_bounded(
     output: &mut [MaybeUninit<u8>],
     alphabet: Alphabet,
     last_chunk: LastChunkHandlingOptions,
-) -> (simdutf::Result, usize) {
+) -> (::simdutf::Result, usize) {
     let mut written = output.len();
     // SAFETY: both slices are valid and distinct, and simdutf writes at most
     // `written` (= output.len()) bytes.
     let result = unsafe {
-        simdutf::base64_to_binary_safe(
+        ::simdutf::base64_to_binary_safe(
             input.as_ptr(),
             input.len(),
             output.as_mut_ptr().cast(),
@@ -210,9 +210,9 @@ const SIMDUTF_ANY_TAKES_BRACKET: bool = cfg!(target_arch = "aarch64");
 fn guard_bracket(
     input: &[u8],
     alphabet: Alphabet,
-    result: simdutf::Result,
+    result: ::simdutf::Result,
     read: usize,
-) -> simdutf::Result {
+) -> ::simdutf::Result {
     let succeeded = matches!(
         result.error,
         ErrorCode::Success | ErrorCode::OutputBufferTooSmall
@@ -221,7 +221,7 @@ fn guard_bracket(
         return result;
     }
     match memchr::memchr(b'[', &input[..read.min(input.len())]) {
-        Some(at) => simdutf::Result {
+        Some(at) => ::simdutf::Result {
             error: ErrorCode::InvalidBase64Character,
             count: at,
         },
@@ -257,7 +257,7 @@ mod tests {
         // SAFETY: 44 bytes is what 32 encode to with padding; distinct
         // buffers.
         let written = unsafe {
-            simdutf::binary_to_base64(
+            ::simdutf::binary_to_base64(
                 data.as_ptr(),
                 32,
                 output.as_mut_ptr(),
@@ -273,7 +273,7 @@ mod tests {
         clear_upper_state();
         // SAFETY: 100 characters decode to at most 75 bytes; distinct buffers.
         let result = unsafe {
-            simdutf::base64_to_binary(
+            ::simdutf::base64_to_binary(
                 text.as_ptr(),
                 text.len(),
                 output.as_mut_ptr(),
@@ -336,7 +336,7 @@ mod tests {
         // SAFETY: `output` holds the 48 bytes 64 characters decode to at
         // most (maximal_decoded_len(64)); the arrays are distinct locals.
         let raw = unsafe {
-            simdutf::base64_to_binary(
+            ::simdutf::base64_to_binary(
                 input.as_ptr(),
                 input.len(),
                 output.as_mut_ptr(),

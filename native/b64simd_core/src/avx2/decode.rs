@@ -425,7 +425,7 @@ mod tests {
 
     /// The rounds use the upper halves of the YMM registers; the compiler
     /// clears them on the way out (`vzeroupper`), or every SSE instruction
-    /// after the call would run slower (`simd.rs`, `clear_upper_state`).
+    /// after the call would run slower (`simdutf.rs`, `clear_upper_state`).
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn leaves_the_upper_state_clear() {

@@ -19,6 +19,9 @@
 //! every length 0..=4096 and every alignment (the tests below), and by the
 //! fuzzer; the tests say that they ran it.
 
+use super::available;
+#[cfg(any(test, feature = "testing"))]
+use super::{count_rounds, Rounds};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{Alphabet, EncodeOptions, LineBreak, Lines};
 use crate::output::put;
@@ -35,51 +38,6 @@ fn characters(alphabet: Alphabet) -> &'static [u8; 64] {
         Alphabet::UrlSafe => URL_SAFE,
         _ => STANDARD,
     }
-}
-
-/// Whether this CPU runs the encoder.
-pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Which of our AVX2 code a call reached: the encoder's rounds, or the
-/// decoder's (`avx2_decode`).
-#[cfg(any(test, feature = "testing"))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rounds {
-    Encode,
-    Decode,
-}
-
-#[cfg(any(test, feature = "testing"))]
-thread_local! {
-    static CALLS_WITH_ROUNDS: [std::cell::Cell<usize>; 2] =
-        const { [std::cell::Cell::new(0), std::cell::Cell::new(0)] };
-}
-
-/// How many calls on this thread ran some of their input through these
-/// `rounds` (tests and the fuzzer only): they fail unless this grows where
-/// the CPU has AVX2, so that a path that silently stopped reaching the
-/// rounds cannot pass them.
-#[cfg(any(test, feature = "testing"))]
-pub fn calls_with_rounds(rounds: Rounds) -> usize {
-    CALLS_WITH_ROUNDS.with(|calls| calls[rounds as usize].get())
-}
-
-/// Counts a call whose `rounds` read `read` bytes, for `calls_with_rounds`.
-#[cfg(any(test, feature = "testing"))]
-pub(crate) fn count_rounds(rounds: Rounds, read: usize) {
-    CALLS_WITH_ROUNDS.with(|calls| {
-        let calls = &calls[rounds as usize];
-        calls.set(calls.get() + usize::from(read > 0));
-    });
 }
 
 /// How the rounds write their output.
@@ -889,7 +847,7 @@ mod tests {
     fn simdutf_to_vec(input: &[u8], opts: EncodeOptions) -> Vec<u8> {
         let mut out = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
         assert_eq!(
-            crate::simd::simdutf_encode_into(input, opts, as_output(&mut out)),
+            crate::simdutf::simdutf_encode_into(input, opts, as_output(&mut out)),
             out.len()
         );
         out
@@ -1150,7 +1108,7 @@ mod tests {
 
     /// The rounds use the upper halves of the YMM registers; the compiler
     /// clears them on the way out (`vzeroupper`), or every SSE instruction
-    /// after the call would run slower (`simd.rs`, `clear_upper_state`).
+    /// after the call would run slower (`simdutf.rs`, `clear_upper_state`).
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn leaves_the_upper_state_clear() {
