@@ -220,7 +220,7 @@ mod tests {
     use super::*;
     use crate::test_support::encode_to_vec;
     #[cfg(target_arch = "x86_64")]
-    use crate::test_support::upper_state_in_use;
+    use crate::test_support::{skipped, upper_state_in_use, Needs};
 
     /// The simdutf defect `clear_upper_state` works around, called raw on
     /// the haswell kernel; and our calls clear the state after it. Fails
@@ -229,11 +229,15 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn simdutf_haswell_leaves_the_upper_state_in_use() {
+        const NAME: &str = "simd::simdutf_haswell_leaves_the_upper_state_in_use";
         let kernel = crate::kernel::active();
-        let (Ok("haswell"), Some(_)) = (kernel.clone(), upper_state_in_use()) else {
-            println!("skipped: kernel {kernel:?}, XINUSE unknown or not haswell");
-            return;
-        };
+        if kernel != Ok("haswell") {
+            let why = format!("simdutf runs kernel {kernel:?}, not haswell");
+            return skipped(NAME, Needs::HaswellKernel, &why);
+        }
+        if upper_state_in_use().is_none() {
+            return skipped(NAME, Needs::Xinuse, "XINUSE unknown here");
+        }
         let data = [0x5Au8; 75];
         let text = encode_to_vec(&data, EncodeOptions::DEFAULT);
         assert_eq!(text.len(), 100);

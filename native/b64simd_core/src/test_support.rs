@@ -1,6 +1,7 @@
 //! Shared by the unit tests: a deterministic generator, so every failure
 //! reproduces from the seed the test prints (xorshift64*), the reference
-//! encodings, and the decodes the other paths are held to.
+//! encodings, the decodes the other paths are held to, and the skips of
+//! tests that need what a CPU or a run may lack (`skipped`).
 
 use crate::avx2::{calls_with_rounds, Rounds};
 use crate::decode::DecodeJob;
@@ -127,19 +128,93 @@ pub fn upper_state_in_use() -> Option<bool> {
     }
 }
 
+/// After a call that began with the upper state clear as far as `before`
+/// says (read right after `vzeroupper`): it is clear still, or the test
+/// `name` says why it cannot tell.
+#[cfg(target_arch = "x86_64")]
+pub fn upper_state_still_clear(name: &str, before: Option<bool>) {
+    match before {
+        Some(false) => assert_eq!(upper_state_in_use(), Some(false), "{name}"),
+        Some(true) => skipped(
+            name,
+            Needs::Xinuse,
+            "XINUSE says in use right after vzeroupper",
+        ),
+        None => skipped(name, Needs::Xinuse, "XINUSE unknown here"),
+    }
+}
+
+/// What a test needs of the CPU or of the run, where it cannot run
+/// without it (`skipped`).
+#[derive(Clone, Copy, Debug)]
+pub enum Needs {
+    /// A CPU, not Miri, which runs neither SIMD intrinsics nor C++.
+    NotMiri,
+    /// AVX2.
+    Avx2,
+    /// XINUSE, read with `xgetbv(1)`: XSAVE and its `xgetbv1`.
+    Xinuse,
+    /// simdutf's haswell kernel, which `scripts/test.sh` forces in turn.
+    HaswellKernel,
+}
+
+impl Needs {
+    /// Whether this run has it, as something other than the test's own
+    /// check says: Linux's /proc/cpuinfo for the CPU (cpuid, which the
+    /// tests ask, is what could be wrong), the environment for the kernel.
+    fn met(self) -> Option<String> {
+        let flags = || -> Vec<String> {
+            let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+            cpuinfo
+                .lines()
+                .find(|line| line.starts_with("flags"))
+                .map(|line| line.split_whitespace().map(str::to_owned).collect())
+                .unwrap_or_default()
+        };
+        let listed = |wanted: &[&str]| {
+            let flags = flags();
+            wanted
+                .iter()
+                .all(|flag| flags.iter().any(|f| f == flag))
+                .then(|| format!("/proc/cpuinfo lists {}", wanted.join(" and ")))
+        };
+        match self {
+            Needs::NotMiri => None,
+            Needs::Avx2 => listed(&["avx2"]),
+            Needs::Xinuse => listed(&["xsave", "xgetbv1"]),
+            Needs::HaswellKernel => {
+                let forced = std::env::var(crate::kernel::FORCE_VARIABLE).ok();
+                (forced.as_deref() == Some("haswell"))
+                    .then(|| format!("{}=haswell", crate::kernel::FORCE_VARIABLE))
+            }
+        }
+    }
+}
+
+/// A test that returns without testing says so, on a line of its own
+/// straight to stderr (past the test harness's capture, so that `cargo
+/// test --quiet` shows it), and fails where this run has what it needs:
+/// a skip is a reason only where the CPU or the run lacks it.
+pub fn skipped(name: &str, needs: Needs, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "\nb64simd_core: SKIPPED {name}: {why}");
+    if let Some(evidence) = needs.met() {
+        panic!("{name} was skipped ({why}), yet this run has {needs:?}: {evidence}");
+    }
+}
+
 /// Runs `test` of our AVX2 code, and fails unless it reached these
-/// `rounds`; prints why it cannot run where it cannot.
+/// `rounds`; says why it cannot run where it cannot (`skipped`).
 pub fn on_avx2(name: &str, rounds: Rounds, test: impl FnOnce()) {
     if cfg!(miri) {
-        println!(
-            "skipped {name}: Miri cannot run SIMD intrinsics \
-             (AddressSanitizer runs this code: make sanitize)"
+        return skipped(
+            name,
+            Needs::NotMiri,
+            "Miri cannot run SIMD intrinsics (AddressSanitizer runs this code: make sanitize)",
         );
-        return;
     }
     if !crate::avx2::available() {
-        println!("skipped {name}: this CPU has no AVX2");
-        return;
+        return skipped(name, Needs::Avx2, "this CPU has no AVX2");
     }
     let before = calls_with_rounds(rounds);
     test();
