@@ -3,8 +3,8 @@
 # with SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process),
 # and EUnit + PropEr once more on haswell with B64SIMD_ENCODER=simdutf: there
 # b64simd encodes with its own AVX2 encoder unless told otherwise, and
-# simdutf's must stay tested too. EUnit loads the NIF built with the test
-# hooks; the suites that call no hook run once more, on the kernel simdutf
+# simdutf's must stay tested too; the kernel suite runs once with no kernel
+# forced. EUnit loads the NIF built with the test hooks; the suites that call no hook run once more, on the kernel simdutf
 # picks, against the NIF a release ships (rebar3's release_nif profile, run
 # through erl: `rebar3 eunit` would add the test profile, hooks and all):
 #
@@ -32,6 +32,12 @@ for kernel in $kernels; do
     SIMDUTF_FORCE_IMPLEMENTATION=$kernel MIX_BUILD_ROOT=_build/mix mix test ||
         failed="$failed exunit:$kernel"
 done
+
+# The kernel suite with no kernel forced: b64simd:kernel() must then be the
+# one simdutf picks by itself, the best this CPU runs (every run above forces one).
+echo "=== EUnit, OTP $otp, no kernel forced: b64simd_00_kernel_tests"
+env -u SIMDUTF_FORCE_IMPLEMENTATION -u B64SIMD_ENCODER rebar3 eunit --module=b64simd_00_kernel_tests ||
+    failed="$failed eunit:unforced"
 
 # The encode, decode, property and README suites: what a release's every
 # call runs, kept to those four so that the run adds well under a minute.

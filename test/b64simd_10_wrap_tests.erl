@@ -56,16 +56,19 @@ no_trailing_break_test() ->
 %% line_break without line_length is accepted and has no effect.
 line_break_alone_has_no_effect_test() ->
     Data = random_bytes(300),
-    ?assertEqual(b64simd:encode(Data), b64simd:encode(Data, #{line_break => lf})),
-    ?assertEqual(b64simd:encode(Data), b64simd:encode(Data, #{line_break => crlf})).
+    ?assertEqual(b64simd_ref:encode(Data, #{}), b64simd:encode(Data, #{line_break => lf})),
+    ?assertEqual(b64simd_ref:encode(Data, #{}), b64simd:encode(Data, #{line_break => crlf})).
 
 huge_line_length_is_no_wrapping_test() ->
     Data = random_bytes(300),
-    ?assertEqual(b64simd:encode(Data), b64simd:encode(Data, #{line_length => 1 bsl 70})).
+    ?assertEqual(b64simd_ref:encode(Data, #{}),
+                 b64simd:encode(Data, #{line_length => 1 bsl 70})).
 
+%% Wrapped text (the reference's) decodes to the data; and b64simd's own
+%% wrapped output decodes with OTP's decoders.
 decode_gives_the_data_back_test() ->
     Data = random_bytes(5000),
-    [?assertEqual(Data, b64simd:decode(b64simd:encode(Data, Options)), Options)
+    [?assertEqual(Data, b64simd:decode(b64simd_ref:encode(Data, Options)), Options)
      || Options <- [#{line_length => 76}, #{line_length => 64, line_break => lf},
                     #{line_length => 1}, #{line_length => 5, line_break => lf}]],
     ?assertEqual(Data, base64:decode(b64simd:encode(Data, #{line_length => 76}))),
@@ -104,7 +107,7 @@ format_error_names_the_line_options_test() ->
     ?assertEqual("bad value any for option mode; expected one of [standard,urlsafe]",
                  Describe(#{mode => any})).
 
-%% The sliced path, forced to tiny slices, is byte-identical to one shot.
+%% The sliced path, forced to tiny slices, writes the reference's bytes.
 sliced_test_() ->
     {setup, fun() -> ok end, fun(_) -> b64simd_nif:set_slice_bytes(0) end,
      {timeout, 120, fun sliced/0}}.
@@ -114,8 +117,8 @@ sliced() ->
     Cases = [{binary:part(Plain, 0, Len), #{line_length => L, line_break => B}}
              || Len <- [0, 1, 2, 3, 47, 48, 49, 57, 58, 100, 300, 700],
                 L <- [1, 3, 4, 5, 64, 76, 77], B <- [crlf, lf]],
-    Want = [b64simd:encode(Data, Options) || {Data, Options} <- Cases],
-    ?assertEqual([b64simd_ref:encode(Data, Options) || {Data, Options} <- Cases], Want),
+    Want = [b64simd_ref:encode(Data, Options) || {Data, Options} <- Cases],
+    ?assertEqual(Want, [b64simd:encode(Data, Options) || {Data, Options} <- Cases]),
     [begin
          b64simd_nif:set_slice_bytes(Slice),
          [?assertEqual(W, b64simd:encode(Data, Options), {Slice, byte_size(Data), Options})

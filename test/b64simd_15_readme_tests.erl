@@ -7,7 +7,7 @@
 -include_lib("eunit/include/eunit.hrl").
 
 readme_examples_test_() ->
-    case file:read_file("README.md") of
+    case read_readme() of
         {ok, Readme} ->
             Erlang = [Block || Block <- blocks(Readme, "erlang"),
                                string:find(Block, "{deps,") =:= nomatch],
@@ -16,10 +16,28 @@ readme_examples_test_() ->
              || {N, Block} <- lists:zip(lists:seq(1, length(Erlang)), Erlang)]
                 ++ [{"shell transcript", fun() -> transcript(Text) end} || Text <- Texts]
                 ++ [{"has examples", fun() -> ?assert(length(Erlang) >= 4) end}];
-        {error, Reason} ->
-            b64simd_test_env:skip(readme_examples,
-                                  "no README.md in the working directory: " ++
-                                      atom_to_list(Reason))
+        {error, Tried} ->
+            [{"README.md is found",
+              fun() -> erlang:error({no_readme, lists:flatten(["README.md is at none of: " |
+                                                                  lists:join(", ", Tried)])})
+              end}]
+    end.
+
+%% The project's README.md, found from where this module and b64simd were
+%% compiled (the project's test/ and src/), or in b64simd's application
+%% directory; never from the working directory, so that a run from
+%% elsewhere fails instead of testing nothing.
+read_readme() ->
+    Tried = lists:usort([filename:join([Dir, "..", "README.md"])
+                         || Module <- [?MODULE, b64simd],
+                            Source <- [proplists:get_value(source, Module:module_info(compile))],
+                            is_list(Source),
+                            Dir <- [filename:dirname(Source)]]
+                        ++ [filename:join(code:lib_dir(b64simd), "README.md")]),
+    Found = [Readme || Path <- Tried, {ok, Readme} <- [file:read_file(Path)]],
+    case Found of
+        [Readme | _] -> {ok, Readme};
+        [] -> {error, Tried}
     end.
 
 %% The bodies of the ```Language blocks, in order.

@@ -116,7 +116,8 @@ nearly_base64() ->
                             {delete, proper_types:non_neg_integer()},
                             {replace, proper_types:non_neg_integer(), tricky_byte()}]))],
       fun([Data, Options, Edits]) ->
-              lists:foldl(fun edit/2, b64simd:encode(Data, maps:without([line_length, line_break], Options)), Edits)
+              Text = b64simd_ref:encode(Data, maps:without([line_length, line_break], Options)),
+              lists:foldl(fun edit/2, Text, Edits)
       end, false).
 
 edit(_Edit, <<>>) ->
@@ -183,7 +184,7 @@ encode_large_test_() ->
         [?assertEqual({Options, Expected}, {Options, stream_encode(Chunks, Options)})
          || Options <- encode_option_sets() -- [#{mode => urlsafe, padding => false}],
             maps:get(line_length, Options, 76) >= 57,
-            Expected <- [b64simd:encode(Data, Options)]]
+            Expected <- [b64simd_ref:encode(Data, Options)]]
     end}.
 
 %% The stream's state belongs to the NIF: a new stream's is made from its
@@ -360,8 +361,8 @@ decode_big_pieces_sliced_test_() ->
               || Length <- [76, 64, none],
                  Noise <- [clean, spaces, bad_byte],
                  Options <- [#{}, #{mode => urlsafe, padding => false}, #{whitespace => reject}],
-                 Base64 <- [noise(Noise, wrapped(b64simd:encode(rand:bytes(3000 + rand:uniform(9)),
-                                                                maps:with([mode, padding], Options)),
+                 Base64 <- [noise(Noise, wrapped(b64simd_ref:encode(rand:bytes(3000 + rand:uniform(9)),
+                                                                    maps:with([mode, padding], Options)),
                                                  Length))],
                  Chunks <- [chunk(Base64, [rand:uniform(700) || _ <- lists:seq(1, 8)])],
                  one_shot_decode(Chunks, Options) =/= stream_decode(Chunks, Options)],

@@ -1,13 +1,13 @@
 //! Shared by the unit tests: a deterministic generator, so every failure
 //! reproduces from the seed the test prints (xorshift64*), the reference
-//! encodings, and the decodes the other paths are held to.
+//! encodings, the decodes the other paths are held to, and the skips of
+//! tests that need what a CPU or a run may lack (`skipped`).
 
 use crate::avx2::{calls_with_rounds, Rounds};
 use crate::decode::DecodeJob;
-use crate::encoder::encode_piece;
 use crate::error::DecodeError;
 use crate::job::Job;
-use crate::lengths::{encoded_len, maximal_decoded_len};
+use crate::lengths::maximal_decoded_len;
 use crate::options::{Alphabet, DecodeOptions, EncodeOptions, Lines};
 use crate::output::as_output;
 use crate::scalar;
@@ -23,20 +23,48 @@ pub const RFC4648_VECTORS: [(&[u8], &[u8]); 7] = [
     (b"foobar", b"Zm9vYmFy"),
 ];
 
-/// `plain` encoded (the active encoder, held to RFC 4648's vectors in
-/// `simdutf` and `avx2`).
-pub fn encode_to_vec(plain: &[u8], opts: EncodeOptions) -> Vec<u8> {
-    let mut out = vec![0u8; encoded_len(plain.len(), opts.padding).unwrap()];
-    assert_eq!(
-        encode_piece(plain, opts, as_output(&mut out), plain.len()),
-        out.len()
-    );
-    out
+/// Fails unless `encode` writes RFC 4648 section 10's encodings, and
+/// Base64url's two characters of its own without padding.
+pub fn follows_rfc4648(encode: impl Fn(&[u8], EncodeOptions) -> Vec<u8>) {
+    for (plain, encoded) in RFC4648_VECTORS {
+        assert_eq!(encode(plain, EncodeOptions::DEFAULT), encoded);
+    }
+    let url = EncodeOptions {
+        alphabet: Alphabet::UrlSafe,
+        padding: false,
+    };
+    assert_eq!(encode(&[0xFB, 0xFF], url), b"-_8");
 }
 
-/// The obvious definition of wrapping: encode, cut into lines, join them.
-pub fn wrapped_to_vec(plain: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
-    encode_to_vec(plain, opts)
+/// `plain` encoded by the plain definition (RFC 4648 sections 4 and 5), a
+/// group of 3 bytes at a time: the reference text of the decode, wrap and
+/// stream tests, never one of the encoders they test (`encoder`, `simd`,
+/// `avx2`). Held to RFC 4648's vectors and to data-encoding's Base64 below.
+pub fn reference_encode(plain: &[u8], opts: EncodeOptions) -> Vec<u8> {
+    let characters: &[u8; 64] = match opts.alphabet {
+        Alphabet::Standard => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+        Alphabet::UrlSafe => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+        Alphabet::Any => panic!("Alphabet::Any decodes only"),
+    };
+    let mut text = Vec::with_capacity(plain.len().div_ceil(3) * 4);
+    for group in plain.chunks(3) {
+        // The group's bits from the top of 24, zero-filled (section 3.5).
+        let bits = group.iter().enumerate().fold(0u32, |bits, (i, &byte)| {
+            bits | u32::from(byte) << (16 - 8 * i)
+        });
+        let sextets = group.len() + 1;
+        text.extend((0..sextets).map(|i| characters[(bits >> (18 - 6 * i) & 63) as usize]));
+        if opts.padding {
+            text.extend(std::iter::repeat(b'=').take(4 - sextets));
+        }
+    }
+    text
+}
+
+/// The obvious definition of wrapping: the reference encoding, cut into
+/// lines, joined by the break.
+pub fn reference_wrapped(plain: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
+    reference_encode(plain, opts)
         .chunks(lines.length)
         .collect::<Vec<_>>()
         .join(lines.line_break.bytes())
@@ -131,19 +159,93 @@ pub fn upper_state_in_use() -> Option<bool> {
     }
 }
 
+/// After a call that began with the upper state clear as far as `before`
+/// says (read right after `vzeroupper`): it is clear still, or the test
+/// `name` says why it cannot tell.
+#[cfg(target_arch = "x86_64")]
+pub fn upper_state_still_clear(name: &str, before: Option<bool>) {
+    match before {
+        Some(false) => assert_eq!(upper_state_in_use(), Some(false), "{name}"),
+        Some(true) => skipped(
+            name,
+            Needs::Xinuse,
+            "XINUSE says in use right after vzeroupper",
+        ),
+        None => skipped(name, Needs::Xinuse, "XINUSE unknown here"),
+    }
+}
+
+/// What a test needs of the CPU or of the run, where it cannot run
+/// without it (`skipped`).
+#[derive(Clone, Copy, Debug)]
+pub enum Needs {
+    /// A CPU, not Miri, which runs neither SIMD intrinsics nor C++.
+    NotMiri,
+    /// AVX2.
+    Avx2,
+    /// XINUSE, read with `xgetbv(1)`: XSAVE and its `xgetbv1`.
+    Xinuse,
+    /// simdutf's haswell kernel, which `scripts/test.sh` forces in turn.
+    HaswellKernel,
+}
+
+impl Needs {
+    /// Whether this run has it, as something other than the test's own
+    /// check says: Linux's /proc/cpuinfo for the CPU (cpuid, which the
+    /// tests ask, is what could be wrong), the environment for the kernel.
+    fn met(self) -> Option<String> {
+        let flags = || -> Vec<String> {
+            let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+            cpuinfo
+                .lines()
+                .find(|line| line.starts_with("flags"))
+                .map(|line| line.split_whitespace().map(str::to_owned).collect())
+                .unwrap_or_default()
+        };
+        let listed = |wanted: &[&str]| {
+            let flags = flags();
+            wanted
+                .iter()
+                .all(|flag| flags.iter().any(|f| f == flag))
+                .then(|| format!("/proc/cpuinfo lists {}", wanted.join(" and ")))
+        };
+        match self {
+            Needs::NotMiri => None,
+            Needs::Avx2 => listed(&["avx2"]),
+            Needs::Xinuse => listed(&["xsave", "xgetbv1"]),
+            Needs::HaswellKernel => {
+                let forced = std::env::var(crate::kernel::FORCE_VARIABLE).ok();
+                (forced.as_deref() == Some("haswell"))
+                    .then(|| format!("{}=haswell", crate::kernel::FORCE_VARIABLE))
+            }
+        }
+    }
+}
+
+/// A test that returns without testing says so, on a line of its own
+/// straight to stderr (past the test harness's capture, so that `cargo
+/// test --quiet` shows it), and fails where this run has what it needs:
+/// a skip is a reason only where the CPU or the run lacks it.
+pub fn skipped(name: &str, needs: Needs, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "\nb64simd_core: SKIPPED {name}: {why}");
+    if let Some(evidence) = needs.met() {
+        panic!("{name} was skipped ({why}), yet this run has {needs:?}: {evidence}");
+    }
+}
+
 /// Runs `test` of our AVX2 code, and fails unless it reached these
-/// `rounds`; prints why it cannot run where it cannot.
+/// `rounds`; says why it cannot run where it cannot (`skipped`).
 pub fn on_avx2(name: &str, rounds: Rounds, test: impl FnOnce()) {
     if cfg!(miri) {
-        println!(
-            "skipped {name}: Miri cannot run SIMD intrinsics \
-             (AddressSanitizer runs this code: make sanitize)"
+        return skipped(
+            name,
+            Needs::NotMiri,
+            "Miri cannot run SIMD intrinsics (AddressSanitizer runs this code: make sanitize)",
         );
-        return;
     }
     if !crate::avx2::available() {
-        println!("skipped {name}: this CPU has no AVX2");
-        return;
+        return skipped(name, Needs::Avx2, "this CPU has no AVX2");
     }
     let before = calls_with_rounds(rounds);
     test();
@@ -151,4 +253,40 @@ pub fn on_avx2(name: &str, rounds: Rounds, test: impl FnOnce()) {
         calls_with_rounds(rounds) > before,
         "{name} never reached the AVX2 {rounds:?} rounds"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_follows_rfc4648_section10() {
+        follows_rfc4648(reference_encode);
+    }
+
+    /// Every length to 300, and a few longer, under both alphabets and
+    /// paddings: data-encoding's Base64 (the Base32 code's dependency, no
+    /// encoder of ours) writes the same.
+    #[test]
+    fn the_reference_agrees_with_data_encoding() {
+        let seed = 0x5EED_0020;
+        println!("seed {seed:#x}");
+        let plain = Rng(seed).bytes(4099);
+        for (alphabet, padding, theirs) in [
+            (Alphabet::Standard, true, &data_encoding::BASE64),
+            (Alphabet::Standard, false, &data_encoding::BASE64_NOPAD),
+            (Alphabet::UrlSafe, true, &data_encoding::BASE64URL),
+            (Alphabet::UrlSafe, false, &data_encoding::BASE64URL_NOPAD),
+        ] {
+            let opts = EncodeOptions { alphabet, padding };
+            for len in (0..=300).chain([4096, 4097, 4098, 4099]) {
+                let input = &plain[..len];
+                assert_eq!(
+                    reference_encode(input, opts),
+                    theirs.encode(input).into_bytes(),
+                    "len {len} {opts:?}"
+                );
+            }
+        }
+    }
 }

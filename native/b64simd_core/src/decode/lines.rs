@@ -158,12 +158,12 @@ mod tests {
     use crate::options::{DecodeOptions, EncodeOptions};
     use crate::output::as_output;
     use crate::test_support::{
-        decode_sliced, decode_to_vec, encode_to_vec, scalar_decode_to_vec, Rng, EDIT_BYTES,
+        decode_sliced, decode_to_vec, reference_encode, scalar_decode_to_vec, Rng, EDIT_BYTES,
     };
 
     /// `plain` encoded and wrapped every `length` characters with `line_break`.
     fn wrapped(plain: &[u8], opts: EncodeOptions, length: usize, line_break: &[u8]) -> Vec<u8> {
-        let text = encode_to_vec(plain, opts);
+        let text = reference_encode(plain, opts);
         text.chunks(length).collect::<Vec<_>>().join(line_break)
     }
 

@@ -227,7 +227,7 @@ fn lenient(alphabet: Alphabet) -> DecodeOptions {
 mod tests {
     use super::*;
     use crate::output::as_output;
-    use crate::test_support::{wrapped_to_vec, Rng};
+    use crate::test_support::{reference_wrapped, Rng};
 
     /// Decodes 2, 3 or 4 alphabet characters, dropping the unused bits as
     /// OTP does; returns the bytes written. The oracle's own.
@@ -424,7 +424,7 @@ mod tests {
                 padding,
                 ..EncodeOptions::DEFAULT
             };
-            let mut text = wrapped_to_vec(&plain, opts, lines);
+            let mut text = reference_wrapped(&plain, opts, lines);
             if rng.next() % 2 == 0 && !text.is_empty() {
                 let at = (rng.next() as usize) % text.len();
                 text.insert(at, b"=!\x00.="[(rng.next() % 5) as usize]);

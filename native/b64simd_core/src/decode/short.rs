@@ -230,7 +230,7 @@ mod tests {
     use crate::options::EncodeOptions;
     use crate::output::as_output;
     use crate::scalar;
-    use crate::test_support::{encode_to_vec as enc, scalar_decode_to_vec, Rng, EDIT_BYTES};
+    use crate::test_support::{reference_encode as enc, scalar_decode_to_vec, Rng, EDIT_BYTES};
 
     /// `decode_short`'s quantum tables, entry by entry: every byte in every
     /// place of a quantum, in each alphabet (the tables' one input),

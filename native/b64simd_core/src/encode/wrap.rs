@@ -239,13 +239,10 @@ mod tests {
         Lines { length, line_break }
     }
 
-    /// The obvious definition: encode, then cut into lines and join them.
+    /// The obvious definition, of the reference encoder (not the encoder
+    /// under test): encode, then cut into lines and join them.
     fn reference(input: &[u8], opts: EncodeOptions, lines: Lines) -> Vec<u8> {
-        let mut text = vec![0u8; encoded_len(input.len(), opts.padding).unwrap()];
-        encode_piece(input, opts, as_output(&mut text), input.len());
-        text.chunks(lines.length)
-            .collect::<Vec<_>>()
-            .join(lines.line_break.bytes())
+        crate::test_support::reference_wrapped(input, opts, lines)
     }
 
     fn wrapped(input: &[u8], opts: EncodeOptions, lines: Lines, slice: usize) -> Vec<u8> {

@@ -213,7 +213,7 @@ mod tests {
     use super::*;
     use crate::options::LineBreak;
     use crate::output::as_output;
-    use crate::test_support::{encode_to_vec, wrapped_to_vec, Rng};
+    use crate::test_support::{reference_encode, reference_wrapped, Rng};
 
     fn run(job: &mut EncodePiece, piece: &[u8], slice: usize) -> Vec<u8> {
         let len = job.buffer(piece).unwrap().size();
@@ -264,8 +264,8 @@ mod tests {
             cuts.sort_unstable();
             let slice = [1, 7, 100, usize::MAX][rng.next() as usize % 4];
             let want = match lines {
-                None => encode_to_vec(&input, opts),
-                Some(lines) => wrapped_to_vec(&input, opts, lines),
+                None => reference_encode(&input, opts),
+                Some(lines) => reference_wrapped(&input, opts, lines),
             };
             assert_eq!(
                 stream(&input, flags, &cuts, slice),
