@@ -1,12 +1,13 @@
 #!/bin/sh
 # The Erlang and Elixir suites, once per simdutf kernel, each in a fresh VM
 # with SIMDUTF_FORCE_IMPLEMENTATION set (simdutf reads it once per process),
-# and EUnit + PropEr once more on haswell with B64SIMD_ENCODER=simdutf: there
+# and EUnit + PropEr once more on haswell with B64SIMD_OWN_AVX2=never: there
 # b64simd encodes with its own AVX2 encoder unless told otherwise, and
 # simdutf's must stay tested too; the kernel suite runs once with no kernel
-# forced. EUnit loads the NIF built with the test hooks; the suites that call no hook run once more, on the kernel simdutf
-# picks, against the NIF a release ships (rebar3's release_nif profile, run
-# through erl: `rebar3 eunit` would add the test profile, hooks and all):
+# forced. EUnit loads the NIF built with the test hooks; the suites that
+# call no hook run once more, on the kernel simdutf picks, against the NIF
+# a release ships (rebar3's release_nif profile, run through erl:
+# `rebar3 eunit` would add the test profile, hooks and all):
 #
 #   sh scripts/suites.sh [KERNEL...]     (default: every kernel this CPU runs)
 #
@@ -36,7 +37,7 @@ done
 # The kernel suite with no kernel forced: b64simd:kernel() must then be the
 # one simdutf picks by itself, the best this CPU runs (every run above forces one).
 echo "=== EUnit, OTP $otp, no kernel forced: b64simd_00_kernel_tests"
-env -u SIMDUTF_FORCE_IMPLEMENTATION -u B64SIMD_ENCODER rebar3 eunit --module=b64simd_00_kernel_tests ||
+env -u SIMDUTF_FORCE_IMPLEMENTATION -u B64SIMD_OWN_AVX2 rebar3 eunit --module=b64simd_00_kernel_tests ||
     failed="$failed eunit:unforced"
 
 # The encode, decode, property and README suites: what a release's every
@@ -54,8 +55,8 @@ timed "EUnit on the release NIF" env -u SIMDUTF_FORCE_IMPLEMENTATION \
 
 case " $kernels " in
     *" haswell "*)
-        echo "=== EUnit + PropEr, OTP $otp, kernel haswell, B64SIMD_ENCODER=simdutf"
-        SIMDUTF_FORCE_IMPLEMENTATION=haswell B64SIMD_ENCODER=simdutf rebar3 eunit ||
+        echo "=== EUnit + PropEr, OTP $otp, kernel haswell, B64SIMD_OWN_AVX2=never"
+        SIMDUTF_FORCE_IMPLEMENTATION=haswell B64SIMD_OWN_AVX2=never rebar3 eunit ||
             failed="$failed eunit:haswell:simdutf"
         ;;
     *) echo "b64simd: no haswell kernel here (no AVX2): b64simd's AVX2 encoder is not run" ;;

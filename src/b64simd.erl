@@ -66,8 +66,8 @@
 
 -type load_error() :: {forced_kernel_unsupported, Kernel :: binary(), Supported :: [binary()]}
                     | {unknown_kernel, Name :: binary(), Known :: [binary()]}
-                    | {forced_encoder_unsupported, Encoder :: binary()}
-                    | {unknown_encoder, Name :: binary(), Known :: [binary()]}
+                    | {own_avx2_unsupported, Value :: binary()}
+                    | {unknown_own_avx2, Value :: binary(), Known :: [binary()]}
                     | {library_missing, File :: file:filename()}
                     | {built_for_another_otp, File :: file:filename(), Detail :: string()}
                     | {built_for_another_architecture, File :: file:filename(),
@@ -81,8 +81,8 @@
 %% says it and its fix, the text {@link format_error/1} gives for a
 %% `LoadError'; the shell prints it whole): `SIMDUTF_FORCE_IMPLEMENTATION'
 %% forces a simdutf kernel this CPU cannot run (and the kernels it can), or
-%% names none; `B64SIMD_ENCODER' forces an encoder this CPU cannot run, or
-%% names none; the library file is missing, or was built for another OTP,
+%% names none; `B64SIMD_OWN_AVX2' asks for our AVX2 code on a CPU without
+%% AVX2, or takes no such value; the library file is missing, or was built for another OTP,
 %% another CPU architecture or operating system, or a newer glibc than this
 %% system's (`Detail': what the loader said); any other failure of the
 %% loader. A new version of the module while one runs is refused
@@ -292,9 +292,10 @@ kernel() ->
 %% names. `avx2' encodes where that kernel is `haswell', and calls of
 %% `big_call_bytes' (16 MiB) or more on every CPU with AVX2 unless the
 %% kernel is `fallback' (no SIMD), writing their output around the caches;
-%% `simdutf' everywhere else. The environment variable `B64SIMD_ENCODER'
-%% forces `simdutf' (or `avx2', on a CPU with AVX2) for all calls, `auto'
-%% the default; the library refuses to load on another value.
+%% `simdutf' everywhere else. The environment variable `B64SIMD_OWN_AVX2'
+%% chooses instead: `never' for `simdutf' on every call, `always' for `avx2'
+%% on a CPU with AVX2, `auto' the default; the library refuses to load on
+%% another value. It switches b64simd's short AVX2 decoder the same way.
 -spec encoders() -> #{calls := Encoder, big_calls := Encoder, big_call_bytes := pos_integer()}
       when Encoder :: avx2 | simdutf.
 encoders() ->

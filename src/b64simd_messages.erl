@@ -208,14 +208,13 @@ load_error({unknown_kernel, Name, Known}) ->
     io_lib:format("SIMDUTF_FORCE_IMPLEMENTATION=\"~ts\" names no simdutf kernel of this build "
                   "(known: ~s): unset SIMDUTF_FORCE_IMPLEMENTATION to let simdutf choose, or "
                   "set it to one of those", [Name, names(Known)]);
-load_error({forced_encoder_unsupported, Encoder}) ->
-    io_lib:format("B64SIMD_ENCODER=~s forces b64simd's ~s Base64 encoder, whose instructions "
-                  "this CPU lacks: unset B64SIMD_ENCODER to let b64simd choose",
-                  [Encoder, Encoder]);
-load_error({unknown_encoder, Name, Known}) ->
-    io_lib:format("B64SIMD_ENCODER=\"~ts\" names no Base64 encoder (known: ~s): unset "
-                  "B64SIMD_ENCODER to let b64simd choose, or set it to one of those",
-                  [Name, names(Known)]);
+load_error({own_avx2_unsupported, Value}) ->
+    io_lib:format("B64SIMD_OWN_AVX2=~s asks for b64simd's own AVX2 code, whose instructions "
+                  "this CPU lacks: unset B64SIMD_OWN_AVX2 to let b64simd choose", [Value]);
+load_error({unknown_own_avx2, Value, Known}) ->
+    io_lib:format("B64SIMD_OWN_AVX2=\"~ts\" is none of its values (~s): unset "
+                  "B64SIMD_OWN_AVX2 to let b64simd choose, or set it to one of those",
+                  [Value, names(Known)]);
 load_error({library_missing, File}) ->
     io_lib:format("the NIF library ~ts is missing: build it ~ts", [File, rebuild("")]);
 load_error({built_for_another_otp, File, Detail}) ->

@@ -1,6 +1,6 @@
 %% Says which simdutf kernel and Base64 encoders this run exercises, and
 %% that they are the ones the test script forced (a fresh VM per
-%% SIMDUTF_FORCE_IMPLEMENTATION and B64SIMD_ENCODER), or, where none is
+%% SIMDUTF_FORCE_IMPLEMENTATION and B64SIMD_OWN_AVX2), or, where none is
 %% forced, the one simdutf picks by itself.
 -module(b64simd_00_kernel_tests).
 -include_lib("eunit/include/eunit.hrl").
@@ -18,7 +18,7 @@ kernel_is_the_forced_one_test() ->
 
 %% Ours where simdutf runs haswell, and for big calls on every CPU with AVX2
 %% (the CPUs that run haswell) but under the scalar kernel, which means no
-%% SIMD; simdutf's elsewhere; B64SIMD_ENCODER forces either.
+%% SIMD; simdutf's elsewhere; B64SIMD_OWN_AVX2 forces either.
 encoders_are_the_chosen_ones_test() ->
     Avx2 = lists:member(<<"haswell">>, b64simd_nif:supported_kernels()),
     Default = case {b64simd:kernel(), Avx2} of
@@ -27,10 +27,10 @@ encoders_are_the_chosen_ones_test() ->
                   {_, true} -> {simdutf, avx2};
                   {_, false} -> {simdutf, simdutf}
               end,
-    Expected = case os:getenv("B64SIMD_ENCODER") of
+    Expected = case os:getenv("B64SIMD_OWN_AVX2") of
                    Unset when Unset =:= false; Unset =:= ""; Unset =:= "auto" -> Default;
-                   "simdutf" -> {simdutf, simdutf};
-                   "avx2" -> {avx2, avx2}
+                   "never" -> {simdutf, simdutf};
+                   "always" -> {avx2, avx2}
                end,
     #{calls := Calls, big_calls := BigCalls, big_call_bytes := BigBytes} = b64simd:encoders(),
     ?assertEqual(Expected, {Calls, BigCalls}),

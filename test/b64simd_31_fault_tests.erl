@@ -175,29 +175,27 @@ lacked_kernel(Cpu, Lacked, Supported) ->
     end,
     assert_refusal(Reason, Raised, "unset SIMDUTF_FORCE_IMPLEMENTATION").
 
-unknown_encoder_test_() ->
+unknown_own_avx2_test_() ->
     {timeout, 60, fun() ->
-        {Reason, Raised} = run_load([{"B64SIMD_ENCODER", "sse"}]),
-        ?assertMatch({unknown_encoder, <<"sse">>, _}, Reason),
-        {unknown_encoder, _, Known} = Reason,
-        [?assert(lists:member(atom_to_binary(Encoder), Known), Encoder)
-         || Encoder <- maps:values(maps:with([calls, big_calls], b64simd:encoders()))],
-        assert_refusal(Reason, Raised, "unset B64SIMD_ENCODER")
+        {Reason, Raised} = run_load([{"B64SIMD_OWN_AVX2", "avx2"}]),
+        ?assertEqual({unknown_own_avx2, <<"avx2">>, [<<"auto">>, <<"always">>, <<"never">>]},
+                     Reason),
+        assert_refusal(Reason, Raised, "unset B64SIMD_OWN_AVX2")
     end}.
 
-%% Our AVX2 encoder: refused on a CPU without AVX2 (this one, or qemu-user's
+%% Our AVX2 code always: refused on a CPU without AVX2 (this one, or qemu-user's
 %% Westmere), and where haswell runs (AVX2 and BMI), loaded and used.
-forced_avx2_encoder_test_() ->
+own_avx2_always_test_() ->
     Avx2 = lists:member(<<"haswell">>, b64simd_nif:supported_kernels()),
     Refused = case {Avx2, smaller_cpu()} of
                   {false, _} -> [{timeout, 60, fun() -> refused_avx2(host) end}];
                   {true, {ok, Cpu}} -> [{timeout, 120, fun() -> refused_avx2(Cpu) end}];
                   {true, {skip, Why}} ->
-                      b64simd_test_env:skip(forced_avx2_encoder_refused,
+                      b64simd_test_env:skip(own_avx2_always_refused,
                                             "this CPU has AVX2, and " ++ Why)
               end,
     Loaded = [{timeout, 60, fun() ->
-                                  {Result, Raised} = run_load(host, [{"B64SIMD_ENCODER", "avx2"}]),
+                                  {Result, Raised} = run_load(host, [{"B64SIMD_OWN_AVX2", "always"}]),
                                   ?assertEqual({loaded, #{calls => avx2, big_calls => avx2}},
                                                {Result, encoders(Raised)})
                           end} || Avx2],
@@ -205,7 +203,7 @@ forced_avx2_encoder_test_() ->
 
 %% SIMDUTF_FORCE_IMPLEMENTATION=fallback, simdutf's scalar kernel, means no
 %% SIMD: simdutf's encoder for every call, and ours only where
-%% B64SIMD_ENCODER=avx2 asks for it (on a CPU with AVX2). Once, in the
+%% B64SIMD_OWN_AVX2=always asks for it (on a CPU with AVX2). Once, in the
 %% default kernel's run, where simdutf has that kernel (not on arm64,
 %% where its build has only the NEON one).
 fallback_runs_no_simd_test_() ->
@@ -220,8 +218,8 @@ fallback_runs_no_simd_test_() ->
 
 fallback_runs_no_simd(Avx2) ->
     Fallback = {"SIMDUTF_FORCE_IMPLEMENTATION", "fallback"},
-    Cases = [{[Fallback, {"B64SIMD_ENCODER", false}], #{calls => simdutf, big_calls => simdutf}}
-             | [{[Fallback, {"B64SIMD_ENCODER", "avx2"}], #{calls => avx2, big_calls => avx2}}
+    Cases = [{[Fallback, {"B64SIMD_OWN_AVX2", false}], #{calls => simdutf, big_calls => simdutf}}
+             | [{[Fallback, {"B64SIMD_OWN_AVX2", "always"}], #{calls => avx2, big_calls => avx2}}
                 || Avx2]],
     [{timeout, 60, fun() ->
                            {Result, Raised} = run_load(host, Env),
@@ -232,10 +230,10 @@ fallback_runs_no_simd(Avx2) ->
 %% The kernel make test forces on this CPU is not forced there: the CPU
 %% may lack it, which is refused first.
 refused_avx2(Cpu) ->
-    Env = [{"B64SIMD_ENCODER", "avx2"}, {"SIMDUTF_FORCE_IMPLEMENTATION", false}],
+    Env = [{"B64SIMD_OWN_AVX2", "always"}, {"SIMDUTF_FORCE_IMPLEMENTATION", false}],
     {Reason, Raised} = run_load(Cpu, Env),
-    ?assertEqual({forced_encoder_unsupported, <<"avx2">>}, Reason),
-    assert_refusal(Reason, Raised, "unset B64SIMD_ENCODER").
+    ?assertEqual({own_avx2_unsupported, <<"always">>}, Reason),
+    assert_refusal(Reason, Raised, "unset B64SIMD_OWN_AVX2").
 
 %% The encoders a VM that loaded said it runs.
 encoders({loaded, Output}) ->
@@ -345,10 +343,10 @@ load_error_messages_test() ->
               ["icelake", "haswell, fallback", "unset SIMDUTF_FORCE_IMPLEMENTATION"]},
              {{unknown_kernel, <<"pentium">>, [<<"haswell">>, <<"fallback">>]},
               ["\"pentium\"", "haswell, fallback", "unset SIMDUTF_FORCE_IMPLEMENTATION"]},
-             {{forced_encoder_unsupported, <<"avx2">>},
-              ["B64SIMD_ENCODER=avx2", "lacks", "unset B64SIMD_ENCODER"]},
-             {{unknown_encoder, <<"sse">>, [<<"auto">>, <<"simdutf">>]},
-              ["\"sse\"", "auto, simdutf", "unset B64SIMD_ENCODER"]},
+             {{own_avx2_unsupported, <<"always">>},
+              ["B64SIMD_OWN_AVX2=always", "lacks", "unset B64SIMD_OWN_AVX2"]},
+             {{unknown_own_avx2, <<"sse">>, [<<"auto">>, <<"never">>]},
+              ["\"sse\"", "auto, never", "unset B64SIMD_OWN_AVX2"]},
              {{library_missing, File}, [File, "missing", ?REBUILD_WITH_REBAR3, ?REBUILD_WITH_MIX]},
              {{built_for_another_otp, File, "v"}, [File, "another Erlang/OTP",
                                                    "B64SIMD_BUILD=source"]},

@@ -20,7 +20,7 @@
 //! call: its rounds alone on whole 16-character units, and the first stage
 //! of every decode as it ships (`decode::short`), which takes them or
 //! simdutf's decoder as its rule for the kernel says (a run with
-//! `B64SIMD_ENCODER=simdutf`, which turns ours off, gives the other).
+//! `B64SIMD_OWN_AVX2=never`, which turns ours off, gives the other).
 //! `bench/README.md` has the method and the figures.
 
 use b64simd_core::avx2::{self, Stores};
@@ -317,7 +317,7 @@ fn main() {
         }
     }
     let mut short_decoders = decoders;
-    let encoder = b64simd_core::encoder::active().calls.name();
+    let encoder = b64simd_core::dispatch::active().calls.name();
     short_decoders.push((
         format!("first stage ({encoder} calls)"),
         Box::new(|input, out| {

@@ -328,7 +328,7 @@ mod tests {
             let mut out =
                 vec![0u8; crate::lengths::encoded_len(plain.len(), opts.padding).unwrap()];
             let written =
-                crate::encoder::encode_piece(plain, opts, as_output(&mut out), plain.len());
+                crate::dispatch::encode_piece(plain, opts, as_output(&mut out), plain.len());
             out[..written].to_vec()
         });
     }

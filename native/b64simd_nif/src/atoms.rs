@@ -18,6 +18,6 @@ rustler::atoms! {
     none,
     forced_kernel_unsupported,
     unknown_kernel,
-    forced_encoder_unsupported,
-    unknown_encoder,
+    own_avx2_unsupported,
+    unknown_own_avx2,
 }

@@ -19,7 +19,7 @@ mod run;
 mod stream;
 mod term;
 
-use b64simd_core::encoder::{self, Refusal as EncoderRefusal};
+use b64simd_core::dispatch::{self, Refusal as OwnAvx2Refusal};
 use b64simd_core::kernel::{self, Refusal};
 use rustler::{Encoder as _, Env, Term};
 
@@ -33,15 +33,15 @@ fn kernel() -> &'static str {
 /// the input size from which a call is big: `b64simd:encoders/0`.
 #[rustler::nif]
 fn encoders() -> (&'static str, &'static str, usize) {
-    let encoders = encoder::active();
+    let encoders = dispatch::active();
     (
         encoders.calls.name(),
         encoders.big_calls.name(),
-        encoder::BIG_CALL,
+        dispatch::BIG_CALL,
     )
 }
 
-/// Loads unless a variable forces a kernel or an encoder this process
+/// Loads unless a variable forces a kernel or our own code this process
 /// cannot run. A load callback can only answer yes or no (`erlang:load_nif/2`
 /// then says "Library load-call unsuccessful"), but it runs in the process
 /// that loads the library: so it sends that process why, as data, tagged
@@ -61,7 +61,7 @@ fn load(env: Env, tag: Term) -> bool {
     }
 }
 
-/// Why this process cannot run the forced kernel or encoder, as the
+/// Why this process cannot run the forced kernel or our own code, as the
 /// reason `b64simd_messages` says in words, or None.
 fn refusal(env: Env) -> Option<Term> {
     match kernel::active() {
@@ -73,12 +73,12 @@ fn refusal(env: Env) -> Option<Term> {
         }
         Ok(_) => {}
     }
-    match encoder::chosen().err()? {
-        EncoderRefusal::Unsupported { encoder } => {
-            Some((atoms::forced_encoder_unsupported(), encoder).encode(env))
+    match dispatch::chosen().err()? {
+        OwnAvx2Refusal::Unsupported { value } => {
+            Some((atoms::own_avx2_unsupported(), value).encode(env))
         }
-        EncoderRefusal::Unknown { name, known } => {
-            Some((atoms::unknown_encoder(), name, known.to_vec()).encode(env))
+        OwnAvx2Refusal::Unknown { name, known } => {
+            Some((atoms::unknown_own_avx2(), name, known.to_vec()).encode(env))
         }
     }
 }

@@ -2,7 +2,7 @@
 //! written by hand in b64simd. simdutf's haswell encoder is measurably slower
 //! than aklomp/base64's (`bench/README.md`, "Kernels"), and the haswell kernel
 //! is what most BEAM servers run, so this encoder takes its place there
-//! (`encoder.rs` decides where).
+//! (`dispatch.rs` decides where).
 //!
 //! The method is Wojciech Muła's, as aklomp/base64's AVX2 codec runs it: a
 //! round encodes 24 input bytes into 32 characters. It loads 32 bytes

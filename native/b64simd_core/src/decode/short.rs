@@ -13,7 +13,7 @@
 //! only ever returns what they would.
 
 use crate::avx2::decode;
-use crate::encoder::{self, Encoder};
+use crate::dispatch::{self, Encoder};
 use crate::kernel;
 use crate::options::{Alphabet, DecodeOptions};
 use crate::output::put;
@@ -77,13 +77,13 @@ const SHORT_MAX: usize = 44;
 /// or partial last quantum) in text of `len` more than 10% faster than
 /// simdutf (`bench/README.md`, "Small calls"): the rule for this process's
 /// kernel, decided once. Where simdutf runs icelake, that kernel's; else
-/// where our encoder takes the calls (haswell, or `B64SIMD_ENCODER=avx2`),
-/// haswell's; none where `B64SIMD_ENCODER=simdutf` refuses our code, or
+/// where our encoder takes the calls (haswell, or `B64SIMD_OWN_AVX2=always`),
+/// haswell's; none where `B64SIMD_OWN_AVX2=never` refuses our code, or
 /// simdutf's decoder wins throughout (westmere, the scalar kernel, arm64).
 fn avx2_rule() -> Option<Beats> {
     static RULE: OnceLock<Option<Beats>> = OnceLock::new();
     *RULE.get_or_init(|| {
-        let encoders = encoder::active();
+        let encoders = dispatch::active();
         match kernel::active() {
             Ok("icelake") if encoders.big_calls == Encoder::Avx2 => Some(beats_icelake),
             _ if encoders.calls == Encoder::Avx2 => Some(beats_haswell),
@@ -327,7 +327,7 @@ mod tests {
         let seed = 0x5EED_0012;
         println!(
             "seed {seed:#x}; bulk decoder: {:?}",
-            encoder::active().calls
+            dispatch::active().calls
         );
         let mut rng = Rng(seed);
         let option_sets = DecodeOptions::all();

@@ -5,7 +5,7 @@
 pub mod wrap;
 
 use crate::budget::Work;
-use crate::encoder::encode_piece;
+use crate::dispatch::encode_piece;
 use crate::job::{Buffer, Job, Step};
 use crate::lengths::encoded_len;
 use crate::options::EncodeOptions;

@@ -2,7 +2,7 @@
 //! characters, CRLF, RFC 2045 section 6.8) and PEM (64, LF, RFC 7468).
 //!
 //! A break goes between lines only, never after the last one. A line
-//! encoder, where one takes the lines (`encoder::line_encoder`), writes them
+//! encoder, where one takes the lines (`dispatch::line_encoder`), writes them
 //! straight into the output; a job that uses one slices at whole lines and
 //! whole 3-byte groups and writes the break between two slices itself.
 //! Otherwise we encode blocks of whole 3-byte groups into a scratch buffer
@@ -12,7 +12,7 @@
 
 use super::step_len;
 use crate::budget::Work;
-use crate::encoder::{self, encode_piece, Encoder};
+use crate::dispatch::{self, encode_piece, Encoder};
 use crate::job::{Buffer, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, LineBreak, Lines};
@@ -46,7 +46,7 @@ const MAX_UNIT: usize = 64 * 1024;
 /// The line encoder for these lines in a call of `call_len` input bytes,
 /// and the input bytes in a unit of whole lines, when one takes them.
 fn whole_lines(lines: Lines, call_len: usize) -> Option<(Encoder, usize)> {
-    let encoder = encoder::line_encoder(lines, call_len)?;
+    let encoder = dispatch::line_encoder(lines, call_len)?;
     // Characters in the least common multiple of the line length and 4,
     // as input bytes.
     let chars_per_unit = match lines.length % 4 {
@@ -119,7 +119,7 @@ impl WrapJob {
             self.column = 0;
         }
         let rest = &mut output[self.out_pos..];
-        self.out_pos += encoder::encode_lines_with(encoder, piece, self.opts, self.lines, rest);
+        self.out_pos += dispatch::encode_lines_with(encoder, piece, self.opts, self.lines, rest);
     }
 
     /// `piece` is whole 3-byte groups, or the end of the input.
@@ -307,7 +307,7 @@ mod tests {
     }
 
     /// A big call (`BIG_CALL` bytes and a few more), whose lines may take
-    /// another line encoder than a smaller call's (`encoder::line_encoder`),
+    /// another line encoder than a smaller call's (`dispatch::line_encoder`),
     /// in one step and in steps of 1 MiB: MIME's and PEM's lines, either
     /// break, against the reference.
     #[test]
@@ -316,7 +316,7 @@ mod tests {
         let seed = 0x5EED_0017;
         println!("seed {seed:#x}");
         let mut rng = Rng(seed);
-        let input = rng.bytes(encoder::BIG_CALL + 5);
+        let input = rng.bytes(dispatch::BIG_CALL + 5);
         for length in [76, 64] {
             for line_break in [LineBreak::CrLf, LineBreak::Lf] {
                 let lines = Lines { length, line_break };

@@ -5,9 +5,9 @@
 //! little-endian), then the input bytes of an incomplete group (at most 2).
 
 use crate::budget::Work;
+use crate::dispatch::encode_piece;
 use crate::encode::wrap::WrapJob;
 use crate::encode::EncodeJob;
-use crate::encoder::encode_piece;
 use crate::job::{Buffer, Job, Step};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{EncodeOptions, Lines};

@@ -1,13 +1,14 @@
-//! Which Base64 encoder runs. Ours (`avx2`) where simdutf would run its
-//! haswell kernel, simdutf's everywhere else; and on every CPU with AVX2,
-//! ours with streaming stores for calls of `BIG_CALL` bytes and more, whose
-//! output no cache holds (simdutf's icelake encoder is slowest of all
-//! there: `bench/README.md`, "Kernels"), unless simdutf's scalar kernel is
-//! forced, which means no SIMD anywhere.
+//! Which code encodes, and decodes short text: b64simd's own AVX2 code
+//! (`avx2/`) or simdutf's. Ours where simdutf would run its haswell kernel,
+//! simdutf's everywhere else; and on every CPU with AVX2, our encoder with
+//! streaming stores for calls of `BIG_CALL` bytes and more, whose output no
+//! cache holds (simdutf's icelake encoder is slowest of all there:
+//! `bench/README.md`, "Kernels"), unless simdutf's scalar kernel is forced,
+//! which means no SIMD anywhere.
 //!
-//! `B64SIMD_ENCODER` chooses instead: `simdutf` for simdutf's alone on
-//! every CPU, `avx2` for ours on any CPU with AVX2 (`auto`, or empty, for
-//! the default). Like `SIMDUTF_FORCE_IMPLEMENTATION`, it is read once per
+//! `B64SIMD_OWN_AVX2` chooses instead: `never` for simdutf's alone on every
+//! CPU, `always` for ours on any CPU with AVX2 (`auto`, or empty, for the
+//! default). Like `SIMDUTF_FORCE_IMPLEMENTATION`, it is read once per
 //! process; the NIF refuses to load on a value it cannot follow.
 
 use crate::avx2::{self, Stores};
@@ -16,7 +17,7 @@ use crate::{kernel, lengths, simdutf};
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
-pub const FORCE_VARIABLE: &str = "B64SIMD_ENCODER";
+pub const FORCE_VARIABLE: &str = "B64SIMD_OWN_AVX2";
 
 /// Calls with this much input or more are big: their output is written
 /// around the caches, where there is an encoder that can.
@@ -47,23 +48,23 @@ impl Encoder {
     }
 }
 
-/// Why the encoder `B64SIMD_ENCODER` names cannot run, as data: the NIF
-/// hands it to Erlang, where `b64simd_messages` says it in words.
+/// Why the choice `B64SIMD_OWN_AVX2` asks for cannot run, as data: the
+/// NIF hands it to Erlang, where `b64simd_messages` says it in words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    /// `avx2` on a CPU without AVX2.
-    Unsupported { encoder: &'static str },
-    /// A name of no encoder, and the names it takes.
+    /// `always` on a CPU without AVX2.
+    Unsupported { value: &'static str },
+    /// A value it does not take, and the values it takes.
     Unknown {
         name: String,
         known: [&'static str; 3],
     },
 }
 
-/// The names `B64SIMD_ENCODER` takes: `auto` (or empty) is the default.
-pub const KNOWN: [&str; 3] = ["auto", "avx2", "simdutf"];
+/// The values `B64SIMD_OWN_AVX2` takes: `auto` (or empty) is the default.
+pub const KNOWN: [&str; 3] = ["auto", "always", "never"];
 
-/// The encoders this process runs, or why the one asked for cannot run.
+/// The encoders this process runs, or why the choice asked for cannot run.
 pub fn chosen() -> Result<Encoders, Refusal> {
     choose(
         std::env::var(FORCE_VARIABLE).ok().as_deref(),
@@ -78,13 +79,9 @@ fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Enco
     let (calls, big_calls) = match forced {
         None if avx2 && kernel == Some("haswell") => (ours, ours),
         None if avx2 && kernel != Some("fallback") => (simdutf, ours),
-        None | Some("simdutf") => (simdutf, simdutf),
-        Some("avx2") if avx2 => (ours, ours),
-        Some("avx2") => {
-            return Err(Refusal::Unsupported {
-                encoder: Encoder::Avx2.name(),
-            })
-        }
+        None | Some("never") => (simdutf, simdutf),
+        Some("always") if avx2 => (ours, ours),
+        Some("always") => return Err(Refusal::Unsupported { value: "always" }),
         Some(other) => {
             return Err(Refusal::Unknown {
                 name: other.to_owned(),
@@ -207,33 +204,33 @@ mod tests {
     }
 
     #[test]
-    fn the_variable_forces_either() {
+    fn the_variable_chooses_either() {
         let (ours, simdutf) = (Encoder::Avx2, Encoder::Simdutf);
         let haswell = Some("haswell");
         assert_eq!(
-            choose(Some("simdutf"), haswell, true),
+            choose(Some("never"), haswell, true),
             encoders(simdutf, simdutf)
         );
         assert_eq!(
-            choose(Some("avx2"), Some("icelake"), true),
+            choose(Some("always"), Some("icelake"), true),
             encoders(ours, ours)
         );
         assert_eq!(
-            choose(Some("avx2"), Some("westmere"), true),
+            choose(Some("always"), Some("westmere"), true),
             encoders(ours, ours)
         );
         assert_eq!(
-            choose(Some("avx2"), Some("fallback"), true),
+            choose(Some("always"), Some("fallback"), true),
             encoders(ours, ours)
         );
         assert_eq!(
-            choose(Some("avx2"), Some("westmere"), false),
-            Err(Refusal::Unsupported { encoder: "avx2" })
+            choose(Some("always"), Some("westmere"), false),
+            Err(Refusal::Unsupported { value: "always" })
         );
         assert_eq!(
-            choose(Some("AVX2"), haswell, true),
+            choose(Some("ALWAYS"), haswell, true),
             Err(Refusal::Unknown {
-                name: "AVX2".into(),
+                name: "ALWAYS".into(),
                 known: KNOWN
             })
         );
@@ -255,7 +252,7 @@ mod tests {
     }
 
     /// The process's encoders are the ones its environment asks for: the
-    /// scripts run the tests once per kernel and encoder and print which.
+    /// scripts run the tests once per kernel and choice and print which.
     #[test]
     #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn the_running_encoders_are_chosen() {
