@@ -125,7 +125,6 @@ fn pairs(opts: Base32EncodeOptions) -> &'static PairTable {
 }
 
 /// The 8 characters of a 5-byte group.
-#[inline(always)]
 fn group_chars(pairs: &PairTable, group: &[u8]) -> [u8; GROUP_CHARS] {
     let bits = u64::from_be_bytes([0, 0, 0, group[0], group[1], group[2], group[3], group[4]]);
     let pair = |shift: u32| u64::from(pairs[(bits >> shift) as usize & 1023]);
@@ -134,7 +133,6 @@ fn group_chars(pairs: &PairTable, group: &[u8]) -> [u8; GROUP_CHARS] {
 }
 
 /// Whole groups: `input` a multiple of 5 bytes, `output` of 8 characters.
-#[inline(always)]
 fn encode_groups(pairs: &PairTable, input: &[u8], output: &mut [MaybeUninit<u8>]) {
     let groups = input.chunks_exact(GROUP_BYTES);
     for (group, chars) in groups.zip(output.chunks_exact_mut(GROUP_CHARS)) {

@@ -40,7 +40,6 @@ impl HexEncodeJob {
 }
 
 impl Job for HexEncodeJob {
-    #[inline(always)]
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
         input.len().checked_mul(2).map(Buffer::Data)
     }
@@ -109,7 +108,6 @@ impl HexDecodeJob {
 
 impl Job for HexDecodeJob {
     /// A decode's: exact for valid input; a validation writes nothing.
-    #[inline(always)]
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
         Some(match self.validate {
             true => Buffer::Scratch(0),

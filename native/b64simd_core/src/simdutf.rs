@@ -102,7 +102,8 @@ pub fn simdutf_encode_lines_into(
 ///   clear; actual: set
 ///
 /// `tests::simdutf_haswell_leaves_the_upper_state_in_use` fails on the day
-/// a simdutf update clears it itself: then remove this guard.
+/// a simdutf update clears it itself: then remove this guard. Glue of a
+/// call, always inlined (`job`'s module doc says why).
 #[inline(always)]
 fn clear_upper_state() {
     #[cfg(target_arch = "x86_64")]

@@ -54,7 +54,8 @@ pub(crate) struct Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    /// The binary `term`; `badarg` for any other term.
+    /// The binary `term`; `badarg` for any other term. Glue of a call,
+    /// always inlined (`b64simd_core::job`'s module doc says why).
     #[inline(always)]
     pub(crate) fn of(term: Term<'a>) -> NifResult<Input<'a>> {
         let mut binary = MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
@@ -121,7 +122,8 @@ impl<'a> Output<'a> {
 }
 
 /// Runs `job` over `input`: its result, or `{continue, Job}`, as erl_nif's
-/// term (`entry::Made`).
+/// term (`entry::Made`). Glue of a call, always inlined
+/// (`b64simd_core::job`'s module doc says why).
 #[inline(always)]
 pub(crate) fn run<'a, J: NifJob>(env: Env<'a>, mut job: J, input: Input<'a>) -> NifResult<RawTerm> {
     let bytes = input.bytes;

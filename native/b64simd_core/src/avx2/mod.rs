@@ -1,8 +1,10 @@
 //! b64simd's own kernels, for x86-64 CPUs with AVX2: a Base64 encoder
 //! (`encode`) and a decoder of short text (`decode`), each where
 //! simdutf's measured slower (`bench/README.md`, "Kernels"). Whether the
-//! CPU runs them is checked here, once for both; `crate::encoder` and
-//! `decode::short` say where each runs.
+//! CPU runs them is checked here, once for both; `crate::dispatch` and
+//! `decode::short` say where each runs. Their helpers are
+//! `#[inline(always)]`: only inlined into a function compiled for AVX2 do
+//! their intrinsics compile to instructions rather than calls.
 
 pub mod decode;
 pub mod encode;

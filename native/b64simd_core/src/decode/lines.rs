@@ -125,7 +125,6 @@ fn gather(input: &[u8], shape: LineShape, chars: &mut [u8]) -> (usize, usize) {
     }
 }
 
-#[inline(always)]
 fn gather_lines(
     input: &[u8],
     length: usize,

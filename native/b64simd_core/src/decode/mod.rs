@@ -201,6 +201,7 @@ impl DecodeJob {
     /// The short path, if all of the rest fits this step and the room, is
     /// not line-wrapped text of the line path's shape, and the ending takes
     /// a last quantum.
+    /// Glue of a call, always inlined (`job`'s module doc says why).
     #[inline(always)]
     fn short(
         &mut self,
@@ -443,6 +444,7 @@ impl Job for DecodeJob {
     /// A decode's: `lengths::decoded_len_bound` of the text it reads (the
     /// `input` it was made for), exact for text without whitespace inside
     /// it; a validation's: `VALIDATION_SCRATCH`.
+    /// Glue of a call, always inlined (`job`'s module doc says why).
     #[inline(always)]
     fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
         Some(match self.discard {
@@ -452,8 +454,8 @@ impl Job for DecodeJob {
     }
 
     /// Decodes about `max_input` more input bytes. The short path is tried
-    /// here, inlined into the caller, and the other stages out of line: a
-    /// short input's call is mostly fixed costs.
+    /// here, and the other stages out of line.
+    /// Glue of a call, always inlined (`job`'s module doc says why).
     #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         if let Stage::Start = self.stage {

@@ -53,6 +53,7 @@ const ALIGNED_GROUP: usize = 192;
 impl Job for EncodeJob {
     /// The encoding's exact length, for a job made by `new` (a resumed
     /// job writes into its caller's buffer).
+    /// Glue of a call, always inlined (`job`'s module doc says why).
     #[inline(always)]
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
         encoded_len(input.len(), self.opts.padding).map(Buffer::Data)
@@ -60,8 +61,7 @@ impl Job for EncodeJob {
 
     /// Encodes at most `max_input` more bytes (whole 3-byte groups, so no
     /// step but the last has padding). `output` is the whole output.
-    /// Inlined into the call, as decode's: returned through memory, its
-    /// `Step` cost a short call a stalled store forward.
+    /// Glue of a call, always inlined (`job`'s module doc says why).
     #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let unit = if max_input >= ALIGNED_GROUP {

@@ -176,8 +176,7 @@ impl Job for WrapJob {
 
     /// Encodes about `max_input` bytes of input (whole lines and 3-byte
     /// groups unless it is the end). `output` is the whole output, exactly
-    /// `wrapped_len` bytes. Inlined into the call, as plain encode's.
-    #[inline(always)]
+    /// `wrapped_len` bytes.
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         // The same on every step, which gets the same input.
         let whole_lines = whole_lines(self.lines, input.len()).filter(|_| self.on_lines);
