@@ -20,7 +20,8 @@ say() { echo "b64simd release: $*"; }
     exit 1
 }
 if git cat-file -e HEAD:checksums.txt 2>/dev/null; then
-    say "HEAD has a checksums.txt: only the tagged commit this makes has one; git rm it" >&2
+    say "HEAD has a checksums.txt, which only the commit make release tags may hold:" \
+        "git rm checksums.txt, commit, and run make release again" >&2
     exit 1
 fi
 if git rev-parse -q --verify "refs/tags/$tag" >/dev/null; then
