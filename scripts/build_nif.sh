@@ -18,12 +18,13 @@
 # unpack one); docs/RELEASING.md says why. The prebuilt NIF is the tarball
 # `make artifacts` names, from B64SIMD_PREBUILT_URL (default: the release's
 # downloads), used only when the NIF's sources hash to the `# sources:` line
-# of ./checksums.txt (which only a release's tagged commit holds) and the
-# tarball to its sha256 there. Anything that goes wrong (no entry for this
-# target, no network, a checksum mismatch) falls back to building from
-# source, and says why; a file whose checksum does not match is deleted,
-# never installed. While cargo builds, its own lines and one of ours every
-# 10 s say so; the last line says what was installed where.
+# of ./checksums.txt (which only a release's tagged commit, and so its hex
+# package, holds: never a branch) and the tarball to its sha256 there.
+# Anything that goes wrong (no entry for this target, no network, a checksum
+# mismatch) falls back to building from source, and says why; a file whose
+# checksum does not match is deleted, never installed. While cargo builds,
+# its own lines and one of ours every 10 s say so; the last line says what
+# was installed where.
 #
 # B64SIMD_BUILD=source builds from source with cargo (cargo's own change
 # tracking makes a second call nearly free); `make test`, `make bench` and
