@@ -13,9 +13,11 @@
 # NIF's sources (`sh scripts/build_nif.sh sources`). The builds are
 # reproducible: paths are remapped out of the binaries and the tarballs carry
 # no dates or owners, so the same sources and toolchain give the same bytes.
-# A release commits OUT/checksums.txt as ./checksums.txt (the package ships
-# it; the build uses a prebuilt NIF only for those sources, and verifies
-# every download against it) and uploads the tarballs.
+# `make release` builds them into _build/release, adds that checksums.txt as
+# ./checksums.txt to the commit it tags, which is off the branch (the tag and
+# its package carry it; the build uses a prebuilt NIF only for those sources,
+# and verifies every download against it), and the tarballs are uploaded to
+# the release.
 #
 # They are built on Debian bookworm, the oldest Debian we support: the
 # glibc version they need is printed, and is at most bookworm's 2.36.

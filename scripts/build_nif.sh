@@ -18,11 +18,13 @@
 # unpack one); docs/RELEASING.md says why. The prebuilt NIF is the tarball
 # `make artifacts` names, from B64SIMD_PREBUILT_URL (default: the release's
 # downloads), used only when the NIF's sources hash to the `# sources:` line
-# of ./checksums.txt and the tarball to its sha256 there. Anything that goes
-# wrong (no entry for this target, no network, a checksum mismatch) falls
-# back to building from source, and says why; a file whose checksum does not
-# match is deleted, never installed. While cargo builds, its own lines and
-# one of ours every 10 s say so; the last line says what was installed where.
+# of ./checksums.txt (which only a release's tagged commit, and so its hex
+# package, holds: never a branch) and the tarball to its sha256 there.
+# Anything that goes wrong (no entry for this target, no network, a checksum
+# mismatch) falls back to building from source, and says why; a file whose
+# checksum does not match is deleted, never installed. While cargo builds,
+# its own lines and one of ours every 10 s say so; the last line says what
+# was installed where.
 #
 # B64SIMD_BUILD=source builds from source with cargo (cargo's own change
 # tracking makes a second call nearly free); `make test`, `make bench` and
@@ -122,7 +124,11 @@ use_prebuilt() {
         return 1
     }
     is_release || return 1
-    [ "$(sources_sha256)" = "$(sed -n 's/^# sources: //p' "$root/checksums.txt" 2>/dev/null)" ] || {
+    [ -f "$root/checksums.txt" ] || {
+        why="no checksums.txt beside these sources (make release commits it on the tagged commit)"
+        return 1
+    }
+    [ "$(sources_sha256)" = "$(sed -n 's/^# sources: //p' "$root/checksums.txt")" ] || {
         why="the NIF's sources differ from those of the release's prebuilt NIF (checksums.txt)"
         return 1
     }

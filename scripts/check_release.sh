@@ -3,7 +3,8 @@
 # Erlang/OTP, rebar3 and Elixir (no cargo needed): fresh rebar3 and mix
 # projects depend on the tag vVERSION by git, compile with cargo hidden from
 # PATH, which they can only do with the release's prebuilt NIF (downloaded,
-# its sha256 checked against the package's checksums.txt), and call it.
+# its sha256 checked against the checksums.txt of the tagged commit), and
+# call it.
 #
 #   sh scripts/check_release.sh VERSION [REPOSITORY_URL]
 #

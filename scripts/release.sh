@@ -1,10 +1,12 @@
 #!/bin/sh
 # `make release`: a release of the version in src/b64simd.app.src, made in
 # this checkout (docs/RELEASING.md has the whole procedure):
-#  1. the tree must be clean and the tag vVERSION new;
+#  1. the tree must be clean, without checksums.txt, and the tag vVERSION new;
 #  2. `make artifacts` into _build/release: the prebuilt NIFs and checksums.txt;
-#  3. checksums.txt committed (the package ships it, and every download is
-#     verified against it), and the annotated tag vVERSION made on that commit;
+#  3. a commit whose parent is HEAD and whose tree is HEAD's plus that
+#     checksums.txt (the package ships it, and every download is verified
+#     against it), and the annotated tag vVERSION on it. The branch and the
+#     work tree stay as they are: checksums.txt is on the tagged commit alone;
 #  4. what to push and upload, and how to check the release, printed.
 # Nothing leaves this machine: pushing and uploading are the maintainer's.
 set -eu
@@ -17,6 +19,11 @@ say() { echo "b64simd release: $*"; }
     say "the tree has uncommitted changes; commit or stash them first" >&2
     exit 1
 }
+if git cat-file -e HEAD:checksums.txt 2>/dev/null; then
+    say "HEAD has a checksums.txt, which only the commit make release tags may hold:" \
+        "git rm checksums.txt, commit, and run make release again" >&2
+    exit 1
+fi
 if git rev-parse -q --verify "refs/tags/$tag" >/dev/null; then
     say "the tag $tag exists already: bump the version in src/b64simd.app.src" >&2
     exit 1
@@ -28,24 +35,18 @@ grep -q "^## $version" CHANGELOG.md || {
 
 out=_build/release
 rm -rf "$out"
-if [ -n "${B64SIMD_ARTIFACTS:-}" ]; then
-    # Artifacts already built from these sources (make test-package checks
-    # this script without building them twice).
-    mkdir -p "$out"
-    cp "$B64SIMD_ARTIFACTS"/*.tar.gz "$B64SIMD_ARTIFACTS/checksums.txt" "$out/"
-else
-    sh scripts/artifacts.sh "$out"
-fi
-cp "$out/checksums.txt" checksums.txt
-if [ -n "$(git status --porcelain checksums.txt)" ]; then
-    git commit -q -m "checksums.txt for $tag" checksums.txt
-fi
-git tag -a "$tag" -m "b64simd $version"
-say "tagged $tag at $(git rev-parse --short HEAD)"
+started=$(date +%s)
+sh scripts/artifacts.sh "$out"
+say "make artifacts took $(($(date +%s) - started)) s"
+blob=$(git hash-object -w "$out/checksums.txt")
+tree=$({ git ls-tree HEAD; printf '100644 blob %s\tchecksums.txt\n' "$blob"; } | git mktree)
+commit=$(git commit-tree -p HEAD -m "checksums.txt for $tag" "$tree")
+git tag -a "$tag" -m "b64simd $version" "$commit"
+say "tagged $tag at $(git rev-parse --short "$commit"), HEAD plus checksums.txt"
 cat <<DONE
 
 Now:
-  1. push the commit and the tag:   git push origin main $tag
+  1. push the tag (and the branch, if it is not pushed yet):   git push origin main $tag
   2. make a release named $tag on https://github.com/b64simd/b64simd/releases
      and upload these files to it (the build downloads them from
      https://github.com/b64simd/b64simd/releases/download/$tag/):
