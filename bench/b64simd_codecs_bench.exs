@@ -103,8 +103,6 @@ defmodule B64SimdCodecsBench do
   defp median(list), do: list |> Enum.sort() |> Enum.at(div(length(list), 2))
 end
 
-# The library calibrates on a thread of its own for tens of milliseconds
-# after it loads: load it, and let that end before anything is timed.
+# Loaded before anything is timed.
 Code.ensure_loaded!(:b64simd_nif)
-Process.sleep(500)
 B64SimdCodecsBench.run()

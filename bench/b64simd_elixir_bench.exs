@@ -7,10 +7,8 @@
 # Each row is timed in 9 interleaved rounds of 300,000 calls (B64Simd, then
 # the Erlang call, then Base), each in a loop of its own; the medians are
 # printed, and their ratio. A loop that calls nothing is subtracted.
-# The library calibrates on a thread of its own for tens of milliseconds
-# after it loads: load it, and let that end before anything is timed.
+# Loaded before anything is timed.
 Code.ensure_loaded!(:b64simd_nif)
-Process.sleep(500)
 data = :binary.copy(<<0xA5, 0x3C, 0x7E>>, 11) |> binary_part(0, 32)
 standard = Base.encode64(data)
 url = Base.url_encode64(data, padding: false)

@@ -19,8 +19,7 @@
 # 0, 512, ... 3,584, then again from 0), which moves the VM's data, and a
 # number of OTP's modules loaded before the library (B64SIMD_LAYOUT_MODULES:
 # 37 more each round, modulo 200), which moves its code. Either alone moved
-# a 32-byte call's time by a tenth to a fifth (bench/README.md, "Before and
-# after"), so the rounds sample layouts alike for both sides rather than
+# a 32-byte call's time by a tenth to a fifth (bench/README.md, "Method"), so the rounds sample layouts alike for both sides rather than
 # one layout each. For the same reason each side runs from a fresh copy of
 # its build every round (`fresh_copy`, scripts/steps.sh).
 set -eu

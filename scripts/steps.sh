@@ -33,8 +33,8 @@ logged() {
 # DIR/NAME/{ebin,priv}, NAME that of EBIN's parent (so that
 # `code:priv_dir/1` finds the copy's priv/), and prints the copy's ebin. The
 # same binary ran faster or slower from one copy than from another, as its
-# pages landed in memory (bench/README.md, "A smaller core, and steps
-# weighed once"): a run loads copies of its own, so that runs sample that.
+# pages landed in memory (bench/README.md, "Code
+# placement"): a run loads copies of its own, so that runs sample that.
 fresh_copy() {
     fresh_build=$(cd "$1/.." && pwd)
     fresh_dir=$2/$(basename "$fresh_build")

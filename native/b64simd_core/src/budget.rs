@@ -52,8 +52,7 @@ pub enum Class {
 /// Picoseconds per input byte of each kind of work on each class of
 /// kernel: a call's rate on data in L2, where most calls' data is, for the
 /// slowest form of its work (odd line lengths, stray whitespace), rounded,
-/// as `make kernels`' charge rows measure them on a CPU that runs all four
-/// x86 classes (`bench/README.md`, "Charges"). Rows follow `Work`; Base16
+/// as measured on a CPU that runs all four x86 classes (`bench/README.md`, "Charges"). Rows follow `Work`; Base16
 /// runs const-hex's kernels (its own AVX2 or NEON, else portable code) and
 /// Base32 portable code, whatever simdutf's kernel.
 #[rustfmt::skip]

@@ -1,8 +1,7 @@
 //! How a NIF is registered: `nif!` makes the `rustler::Nif` record that
 //! `rustler::init!` reads, as `#[rustler::nif]` does, but hands the call
 //! its terms as an array: `#[nif]`'s wrapper collects them into a `Vec` on
-//! every call, a fifth of a 32-byte encode (`bench/README.md`, "Small
-//! calls"). What the call returns (`returned`): its term; `Err(BadArg)` as
+//! every call (`bench/README.md`, "Small calls"). What the call returns (`returned`): its term; `Err(BadArg)` as
 //! the atom `badarg`, which the Erlang side raises with the caller's own
 //! arguments; another error raised; a panic raises `nif_panicked`, as
 //! rustler's own functions do.
@@ -57,8 +56,7 @@ pub(crate) use nif;
 /// A call's term, as rustler's `Term` or as erl_nif's: the calls that run a
 /// job return erl_nif's, as a `NifResult<Term>` (whose environment's kind
 /// is a byte that the result's tag shares) was copied in pieces that
-/// stalled store forwarding, a quarter of a 32-byte encode
-/// (`bench/README.md`, "Small calls").
+/// stalled store forwarding (`bench/README.md`, "Small calls").
 pub(crate) trait Made {
     fn raw(self) -> rustler::sys::ERL_NIF_TERM;
 }

@@ -1,7 +1,7 @@
 //! Line-wrapped input (MIME bodies, PEM files) decoded without simdutf's
 //! whitespace path. simdutf decodes text that has a line break in nearly
-//! every 64-byte block at about a tenth of its speed on unbroken text
-//! (`bench/README.md`). The usual shape, lines of one length (a multiple
+//! every 64-byte block far slower than unbroken text (`bench/README.md`,
+//! "Kernels"). The usual shape, lines of one length (a multiple
 //! of 4) each ended by the same break, is instead gathered a block of lines
 //! at a time into a scratch buffer that stays in L1, without the breaks,
 //! and decoded as unbroken text.
