@@ -193,6 +193,8 @@ impl Needs {
     /// Whether this run has it, as something other than the test's own
     /// check says: Linux's /proc/cpuinfo for the CPU (cpuid, which the
     /// tests ask, is what could be wrong), the environment for the kernel.
+    /// Only an x86-64 build can have the x86 features: under qemu-user an
+    /// arm64 build reads the x86 host's /proc/cpuinfo.
     fn met(self) -> Option<String> {
         let flags = || -> Vec<String> {
             let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -203,6 +205,9 @@ impl Needs {
                 .unwrap_or_default()
         };
         let listed = |wanted: &[&str]| {
+            if !cfg!(target_arch = "x86_64") {
+                return None;
+            }
             let flags = flags();
             wanted
                 .iter()
@@ -245,7 +250,12 @@ pub fn on_avx2(name: &str, rounds: Rounds, test: impl FnOnce()) {
         );
     }
     if !crate::avx2::available() {
-        return skipped(name, Needs::Avx2, "this CPU has no AVX2");
+        let why = if cfg!(target_arch = "x86_64") {
+            "this CPU has no AVX2"
+        } else {
+            "AVX2 is x86-64's, and this build is not"
+        };
+        return skipped(name, Needs::Avx2, why);
     }
     let before = calls_with_rounds(rounds);
     test();
