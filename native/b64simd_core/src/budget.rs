@@ -290,6 +290,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn calls_under_half_a_percent_of_work_cost_only_their_reduction() {
         assert_eq!(charge_percent(PERCENT_NS * 100), 100);
         let ps = ps_per_byte(Work::Decode);
@@ -306,6 +307,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "calls simdutf (C++), which Miri cannot run")]
     fn calls_of_more_than_a_timeslice_of_work_are_sliced() {
         for work in ALL_WORK {
             let most = (TIMESLICE.as_nanos() as u64 * 1000 / ps_per_byte(work)) as usize;
