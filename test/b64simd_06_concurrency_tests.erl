@@ -7,6 +7,7 @@
 -define(SEED, {16#b64, 16#51d, 6}).
 -define(WORKERS, 16).
 -define(ROUNDS, 10).
+-define(RACES, 10).
 
 concurrent_calls_are_exact_test_() ->
     {timeout, 120, fun concurrent_calls_are_exact/0}.
@@ -68,43 +69,62 @@ size_for(2) -> rand:uniform(64 * 1024);
 size_for(3) -> 256 * 1024 + rand:uniform(1024 * 1024);
 size_for(4) -> 2 * 1024 * 1024 + rand:uniform(4 * 1024 * 1024).
 
-%% A job continued by a second process while a slice of it runs elsewhere
-%% is refused at once with `badarg': the second caller never waits for the
-%% first's slice (here all the rest of the job in one forced step, some
-%% milliseconds), and the first gets the exact result.
+%% A job continued by two processes at once: one runs the rest of it (here
+%% in one forced step, some milliseconds) and gets the exact result; the
+%% other gets `badarg' without waiting for that slice. A busy host may run
+%% the second caller only after the slice, which proves nothing, so the
+%% race is run again, up to `?RACES' times, until the refusal falls within
+%% the slice's first three quarters: a caller made to wait for the slice
+%% never returns there.
 continued_twice_at_once_test_() ->
     case erlang:system_info(schedulers_online) of
         1 -> b64simd_test_env:skip(continued_twice_at_once, "needs two schedulers");
-        _ -> {timeout, 60, fun continued_twice_at_once/0}
+        _ -> {timeout, 120, fun continued_twice_at_once/0}
     end.
 
 continued_twice_at_once() ->
     Data = binary:copy(<<"0123456789ab">>, 4 bsl 20),
+    Expected = base64:encode(Data),
     ok = b64simd_nif:set_slice_bytes(1 bsl 20),
     try
-        {continue, Job} = b64simd_nif:encode(Data, #{}),
-        ok = b64simd_nif:set_slice_bytes(1 bsl 30),
-        Parent = self(),
-        %% One caller on each scheduler (spawn_opt's `scheduler' option,
-        %% which erts's own suites use), so that both run at once.
-        Caller = fun(Scheduler, Delay) ->
-                         spawn_opt(fun() ->
-                                           receive go -> ok end,
-                                           timer:sleep(Delay),
-                                           Result = b64simd_nif:continue(Job),
-                                           Parent ! {self(), Result, erlang:monotonic_time()}
-                                   end, [link, {scheduler, Scheduler}])
-                 end,
-        First = Caller(1, 0),
-        Second = Caller(2, 1),
-        [Pid ! go || Pid <- [First, Second]],
-        {Result, Ended} = receive {First, R, E} -> {R, E} end,
-        receive
-            {Second, Refused, RefusedAt} ->
-                ?assertEqual(badarg, Refused),
-                ?assert(RefusedAt < Ended, "the second caller waited for the first's slice")
-        end,
-        ?assertEqual(base64:encode(Data), Result)
+        races(Data, Expected, ?RACES, [])
     after
         b64simd_nif:set_slice_bytes(0)
+    end.
+
+races(_Data, _Expected, 0, Races) ->
+    Overlapped = [Race || #{overlapped := true} = Race <- Races],
+    case Overlapped of
+        [] ->
+            b64simd_test_env:skip(continued_twice_at_once,
+                                  "the host never ran the second caller during the slice");
+        _ ->
+            ?assertEqual([], Overlapped, "the refused caller waited for the slice")
+    end;
+races(Data, Expected, Left, Races) ->
+    {continue, Job} = b64simd_nif:encode(Data, #{}),
+    ok = b64simd_nif:set_slice_bytes(1 bsl 30),
+    Parent = self(),
+    %% One caller on each scheduler (spawn_opt's `scheduler' option, which
+    %% erts's own suites use), so that both run at once.
+    Callers = [spawn_opt(fun() ->
+                                 receive go -> ok end,
+                                 Start = erlang:monotonic_time(),
+                                 Result = b64simd_nif:continue(Job),
+                                 Parent ! {self(), Result, Start, erlang:monotonic_time()}
+                         end, [link, {scheduler, Scheduler}])
+               || Scheduler <- [1, 2]],
+    [Pid ! go || Pid <- Callers],
+    Answers = [receive {Pid, Result, Start, End} -> {Result, Start, End} end || Pid <- Callers],
+    ok = b64simd_nif:set_slice_bytes(1 bsl 20),
+    [{Ran, RanFrom, RanTo}] = [Answer || {Result, _, _} = Answer <- Answers, Result =/= badarg],
+    [{badarg, RefusedFrom, RefusedTo}] = [Answer || {badarg, _, _} = Answer <- Answers],
+    ?assertEqual(Expected, Ran),
+    case RefusedTo < RanFrom + (RanTo - RanFrom) * 3 div 4 of
+        true -> ok;
+        false ->
+            Us = fun(Time) -> erlang:convert_time_unit(Time - RanFrom, native, microsecond) end,
+            Race = #{refused_from_us => Us(RefusedFrom), refused_to_us => Us(RefusedTo),
+                     slice_us => Us(RanTo), overlapped => RefusedFrom < RanTo},
+            races(Data, Expected, Left - 1, [Race | Races])
     end.
