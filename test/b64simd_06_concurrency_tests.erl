@@ -106,8 +106,7 @@ races(Data, Expected, Left) ->
                          end, [link, {scheduler, Scheduler}])
                || Scheduler <- [1, 2]],
     [Pid ! go || Pid <- Callers],
-    {Finisher, Result, FinisherProved} =
-        receive {Pid, {Binary, Proved}} when is_binary(Binary) -> {Pid, Binary, Proved} end,
+    {Finisher, Result, FinisherProved} = receive {Pid, {R, P}} -> {Pid, R, P} end,
     [Other] = Callers -- [Finisher],
     Other ! stop,
     {stopped, OtherProved} = receive {Other, Answer} -> Answer end,
