@@ -64,23 +64,25 @@ load() ->
 %% loading it is not possible (nothing of it runs until it is loaded), and
 %% testing the variables here would write its rules twice.
 load_library(Path) ->
-    File = Path ++ ".so",
-    %% file, not filelib: filelib is seldom loaded yet when this runs, and
-    %% loading it would double what loading this module costs.
+    Tag = make_ref(),
+    case erlang:load_nif(Path, Tag) of
+        ok ->
+            ok;
+        {error, Error} ->
+            receive
+                {Tag, Refusal} -> {error, Refusal}
+            after 0 -> {error, failure(Path ++ ".so", Error)}
+            end
+    end.
+
+%% Whether the file is there is asked only once the load has failed: the
+%% file server's answer is a fair part of what a load costs (bench/README.md,
+%% "What is missed"). file, not filelib: filelib is seldom loaded yet when
+%% this runs, and loading it would double what loading this module costs.
+failure(File, Error) ->
     case file:read_file_info(File) of
-        {ok, #file_info{type = regular}} ->
-            Tag = make_ref(),
-            case erlang:load_nif(Path, Tag) of
-                ok ->
-                    ok;
-                {error, Error} ->
-                    receive
-                        {Tag, Refusal} -> {error, Refusal}
-                    after 0 -> {error, load_error(File, Error)}
-                    end
-            end;
-        _ ->
-            {error, {library_missing, File}}
+        {ok, #file_info{type = regular}} -> load_error(File, Error);
+        _ -> {library_missing, File}
     end.
 
 %% @doc The reason for an error of `erlang:load_nif/2' on the library
