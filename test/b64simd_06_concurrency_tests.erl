@@ -7,7 +7,7 @@
 -define(SEED, {16#b64, 16#51d, 6}).
 -define(WORKERS, 16).
 -define(ROUNDS, 10).
--define(RACES, 10).
+-define(RACES, 20).
 
 concurrent_calls_are_exact_test_() ->
     {timeout, 120, fun concurrent_calls_are_exact/0}.
@@ -74,9 +74,11 @@ size_for(4) -> 2 * 1024 * 1024 + rand:uniform(4 * 1024 * 1024).
 %% once, without waiting for that slice. A refusal followed by a slice of
 %% the same caller proves it: the job had not ended, it was in use. A caller
 %% made to wait for the other's slice would get the job after it instead,
-%% and never be refused while the job lasts. A busy host may keep the two
-%% apart for a whole job, so the job runs again, up to `?RACES' times, until
-%% such a refusal is seen.
+%% and never be refused while the job lasts. Each caller pauses after each
+%% of its slices, so that the other, refused during that slice, finds the
+%% job free even when the host runs the two schedulers in turn on one core.
+%% A busy host may still keep the two apart for a whole job, so the job
+%% runs again, up to `?RACES' times, until such a refusal is seen.
 continued_twice_at_once_test_() ->
     case erlang:system_info(schedulers_online) of
         1 -> b64simd_test_env:skip(continued_twice_at_once, "needs two schedulers");
@@ -117,14 +119,17 @@ races(Data, Expected, Left) ->
         false -> races(Data, Expected, Left - 1)
     end.
 
-%% Continues `Job' until it gives its result, or, refused, until told to
-%% stop; with whether a refusal came before one of this caller's slices.
+%% Continues `Job' until it gives its result, or until told to stop; with
+%% whether a refusal came before one of this caller's slices. A refusal is
+%% retried at once, a slice followed by a pause of a millisecond.
 continue_until_done(Job, Refused, Proved) ->
     case b64simd_nif:continue(Job) of
-        {continue, _} -> continue_until_done(Job, false, Proved orelse Refused);
-        badarg ->
-            receive stop -> {stopped, Proved}
-            after 0 -> continue_until_done(Job, true, Proved)
-            end;
+        {continue, _} -> unless_stopped(Job, false, Proved orelse Refused, 1);
+        badarg -> unless_stopped(Job, true, Proved, 0);
         Result -> {Result, Proved orelse Refused}
+    end.
+
+unless_stopped(Job, Refused, Proved, PauseMs) ->
+    receive stop -> {stopped, Proved}
+    after PauseMs -> continue_until_done(Job, Refused, Proved)
     end.
