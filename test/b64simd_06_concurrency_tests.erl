@@ -7,7 +7,7 @@
 -define(SEED, {16#b64, 16#51d, 6}).
 -define(WORKERS, 16).
 -define(ROUNDS, 10).
--define(RACES, 20).
+-define(RACES, 50).
 
 concurrent_calls_are_exact_test_() ->
     {timeout, 120, fun concurrent_calls_are_exact/0}.
@@ -74,9 +74,10 @@ size_for(4) -> 2 * 1024 * 1024 + rand:uniform(4 * 1024 * 1024).
 %% once, without waiting for that slice. A refusal followed by a slice of
 %% the same caller proves it: the job had not ended, it was in use. A caller
 %% made to wait for the other's slice would get the job after it instead,
-%% and never be refused while the job lasts. Each caller pauses after each
-%% of its slices, so that the other, refused during that slice, finds the
-%% job free even when the host runs the two schedulers in turn on one core.
+%% and never be refused while the job lasts. Slices of 8 MiB are long
+%% enough that a host running the two schedulers in turn on one core still
+%% switches in the middle of one, and each caller pauses after each of its
+%% slices, so that the other, refused during it, then finds the job free.
 %% A busy host may still keep the two apart for a whole job, so the job
 %% runs again, up to `?RACES' times, until such a refusal is seen.
 continued_twice_at_once_test_() ->
@@ -88,7 +89,7 @@ continued_twice_at_once_test_() ->
 continued_twice_at_once() ->
     Data = binary:copy(<<"0123456789ab">>, 4 bsl 20),
     Expected = base64:encode(Data),
-    ok = b64simd_nif:set_slice_bytes(256 bsl 10),
+    ok = b64simd_nif:set_slice_bytes(8 bsl 20),
     try
         races(Data, Expected, ?RACES)
     after
