@@ -1,6 +1,3 @@
-//! The atoms the NIF returns: results, decode errors, option problems, load
-//! refusals.
-
 rustler::atoms! {
     continue_ = "continue",
     error,

@@ -1,8 +1,5 @@
-//! The one-shot calls: `encode`, `decode`, `mime_decode` and `is_valid`,
-//! and their Base16 and Base32 counterparts, each the core's job for its
-//! options, run by `run`. A call of arity 1 takes the default options; one
-//! of arity 2 an option map (Base16: its letter case). Anything but a
-//! binary to work on, and options its kind does not take, give `badarg`.
+//! The one-shot calls: the core's job for the options, run by `run`. Arity 1 takes the
+//! defaults, arity 2 an option map (Base16: its letter case); bad terms give `badarg`.
 
 use crate::entry::nif;
 use crate::options::{case_flags, flags};
@@ -27,8 +24,7 @@ impl NifJob for MimeJob {}
 impl NifJob for HexEncodeJob {}
 impl NifJob for Base32EncodeJob {}
 
-/// A decode's result is its data; a validation's (whose output is only
-/// scratch) its verdict.
+/// A decode's result is its data; a validation's (into scratch) its verdict.
 macro_rules! data_or_verdict {
     ($($job:ty),*) => {$(
         impl NifJob for $job {
@@ -51,8 +47,7 @@ macro_rules! data_or_verdict {
 
 data_or_verdict!(DecodeJob, HexDecodeJob, Base32DecodeJob);
 
-/// Registers `name/1`, `function` on the default flags, and `name/2`, on
-/// the flags its options argument reads to (`read(kind)`).
+/// Registers `name/1` on the default flags and `name/2` on those `read(kind)` gives.
 macro_rules! with_options {
     ($name:literal, $function:ident, $default:expr, $read:ident($kind:expr) $(, $extra:expr)?) => {
         nif!($name / 1, |env, [input]| $function(env, input, $default $(, $extra)?));
@@ -85,8 +80,7 @@ fn decode<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTerm> {
 
 with_options!("decode", decode, DEFAULT_FLAGS, flags(Kind::Decode));
 
-/// Whether `decode` with these flags would accept the binary, decoding
-/// into scratch only: `true` or `false`.
+/// Whether `decode` with these flags would accept the binary (into scratch only).
 fn is_valid<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTerm> {
     let input = Input::of(input)?;
     let opts = of(DecodeOptions::from_flags(flags, Kind::Decode))?;
@@ -104,7 +98,6 @@ fn mime_decode<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTe
 
 with_options!("mime_decode", mime_decode, DEFAULT_FLAGS, flags(Kind::Mime));
 
-/// Base16: a binary as hex digits of the flags' case.
 fn hex_encode<'a>(env: Env<'a>, input: Term<'a>, flags: u64) -> NifResult<RawTerm> {
     let opts = of(HexEncodeOptions::from_flags(flags))?;
     run(env, HexEncodeJob::new(opts), Input::of(input)?)
@@ -117,8 +110,7 @@ with_options!(
     case_flags(Kind::HexEncode)
 );
 
-/// Base16 decode (or, `validate`, its verdict): the data, or `{error,
-/// Reason, Byte}`.
+/// Base16 decode, or with `validate` its verdict.
 fn hex_decode<'a>(env: Env<'a>, input: Term<'a>, flags: u64, validate: bool) -> NifResult<RawTerm> {
     let opts = of(HexDecodeOptions::from_flags(flags))?;
     let job = match validate {
@@ -143,7 +135,6 @@ with_options!(
     true
 );
 
-// Base32, either alphabet, either case, padded or not.
 nif!("base32_encode" / 2, |env, [input, options]| {
     let opts = of(Base32EncodeOptions::from_flags(flags(
         Kind::Base32Encode,
@@ -152,7 +143,7 @@ nif!("base32_encode" / 2, |env, [input, options]| {
     run(env, Base32EncodeJob::new(opts), Input::of(input)?)
 });
 
-/// Base32 decode (or, `validate`, its verdict).
+/// Base32 decode, or with `validate` its verdict.
 fn base32_decode<'a>(
     env: Env<'a>,
     input: Term<'a>,

@@ -1,18 +1,13 @@
-//! How a NIF is registered: `nif!` makes the `rustler::Nif` record that
-//! `rustler::init!` reads, as `#[rustler::nif]` does, but hands the call
-//! its terms as an array: `#[nif]`'s wrapper collects them into a `Vec` on
-//! every call (`bench/README.md`, "Small calls"). What the call returns (`returned`): its term; `Err(BadArg)` as
-//! the atom `badarg`, which the Erlang side raises with the caller's own
-//! arguments; another error raised; a panic raises `nif_panicked`, as
-//! rustler's own functions do.
+//! `nif!` registers a NIF as `#[rustler::nif]` does but hands it its terms as an
+//! array, not a `Vec` built per call (`bench/README.md`, "Small calls"). `returned`
+//! makes `Err(BadArg)` the atom `badarg`, which Erlang raises with the caller's
+//! arguments, and raises other errors and panics.
 
 use crate::atoms;
 use rustler::types::atom::{self, Atom};
 use rustler::{Encoder, Env, Error, NifResult, Term};
 
-/// Registers `name/arity`, `|env, [args]| body` making its result from the
-/// call's environment and its `arity` terms, or `function(env, args)` the
-/// terms as an array.
+/// Registers `name/arity`: `|env, [args]| body`, `|env, args| body` or `function(env, args)`.
 macro_rules! nif {
     ($name:literal / $arity:literal, |$env:ident, [$($arg:ident),*]| $body:expr) => {
         $crate::entry::nif!($name / $arity, |$env, args| {
@@ -32,9 +27,8 @@ macro_rules! nif {
                     argv: *const rustler::sys::ERL_NIF_TERM,
                 ) -> rustler::sys::ERL_NIF_TERM {
                     let lifetime = ();
-                    // SAFETY: the VM calls this with the call's environment,
-                    // valid until it returns, and as many terms at `argv` as
-                    // the arity registered here, terms of that environment.
+                    // SAFETY: the VM passes the call's environment, valid until this
+                    // returns, and at `argv` as many of its terms as the registered arity.
                     let ($env, $args) = unsafe {
                         let env = rustler::Env::new(&lifetime, env);
                         let args: [rustler::Term; $arity] =
@@ -53,10 +47,8 @@ macro_rules! nif {
 }
 pub(crate) use nif;
 
-/// A call's term, as rustler's `Term` or as erl_nif's: the calls that run a
-/// job return erl_nif's, as a `NifResult<Term>` (whose environment's kind
-/// is a byte that the result's tag shares) was copied in pieces that
-/// stalled store forwarding (`bench/README.md`, "Small calls").
+/// A call's term, rustler's or erl_nif's: the calls running a job return erl_nif's, as a
+/// `NifResult<Term>` stalled store forwarding (`bench/README.md`, "Small calls").
 pub(crate) trait Made {
     fn raw(self) -> rustler::sys::ERL_NIF_TERM;
 }
@@ -79,8 +71,7 @@ pub(crate) fn returned<T: Made>(
     call: impl FnOnce() -> NifResult<T>,
 ) -> rustler::sys::ERL_NIF_TERM {
     let raise = |reason: Term| {
-        // SAFETY: `env` is the running call's environment and `reason` a
-        // term of it; the exception term is what the call returns.
+        // SAFETY: `reason` is a term of `env`, the running call's, the call returns the exception.
         unsafe { rustler::sys::enif_raise_exception(env.as_c_arg(), reason.as_c_arg()) }
     };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {

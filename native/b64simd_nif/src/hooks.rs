@@ -1,7 +1,4 @@
-//! Hooks for the tests and the benchmark, compiled only with the `hooks`
-//! feature: the kernels this CPU runs, the charge table, the switch that
-//! forces tiny slices, and whole calls on a dirty scheduler for the latency
-//! probe's comparison.
+//! Test and benchmark hooks, compiled only with the `hooks` feature.
 
 use crate::options::flags;
 use crate::term::{error_term, new_binary, system_limit};
@@ -15,24 +12,20 @@ use b64simd_core::output::{self, put};
 use rustler::{Atom, Binary, Env, Error, NifResult, Term};
 use std::collections::HashMap;
 
-/// The kernels this CPU can run, best first: the test script runs the
-/// suites once per kernel, each in a fresh VM.
+/// The kernels this CPU runs, best first (the tests run once per kernel, each in a fresh VM).
 #[rustler::nif]
 fn supported_kernels() -> Vec<&'static str> {
     kernel::supported()
 }
 
-/// Forces every input above `bytes` to be sliced, a step of `bytes` per
-/// slice; 0 restores the table's slicing.
+/// Forces inputs above `bytes` into slices of `bytes`; 0 restores the table's slicing.
 #[rustler::nif]
 fn set_slice_bytes(bytes: usize) -> Atom {
     budget::force_slice_bytes(bytes);
     rustler::types::atom::ok()
 }
 
-/// The charge table as this process reads it: `{TimesliceNs, UnchargedNs,
-/// #{Work => PsPerByte}}`, each kind of work's rate on the class of kernel
-/// it runs on here.
+/// The charge table as read here: `{TimesliceNs, UnchargedNs, #{Work => PsPerByte}}`.
 #[rustler::nif]
 fn charges(env: Env) -> NifResult<(u64, u64, HashMap<Atom, u64>)> {
     let rates = budget::ALL_WORK
@@ -46,8 +39,7 @@ fn charges(env: Env) -> NifResult<(u64, u64, HashMap<Atom, u64>)> {
     ))
 }
 
-/// For comparison only: `encode/2` in one call on a dirty CPU scheduler, as
-/// b64veryfast does above 2 MiB.
+/// For comparison only: `encode/2` in one call on a dirty CPU scheduler, as b64veryfast does.
 #[rustler::nif(schedule = "DirtyCpu")]
 fn encode_dirty<'a>(env: Env<'a>, input: Binary<'a>, options: Term<'a>) -> NifResult<Term<'a>> {
     let (opts, _) =

@@ -1,13 +1,5 @@
-//! The NIF: a thin rustler shim over `b64simd_core`. It converts terms,
-//! allocates outputs and schedules the core's jobs; the codec, its rules and
-//! what a call is charged are the core's.
-//!
-//! - `calls`: the one-shot calls; `stream`: the streams' calls; each
-//!   registered as `entry` says;
-//! - `options`: option maps read into the core's options;
-//! - `run`: a job run within one call or a slice at a time;
-//! - `term`: output binaries and errors; `atoms`: the atoms they use;
-//! - `hooks`: test and benchmark hooks (cargo feature `hooks` only).
+//! The NIF: a rustler shim that converts terms, allocates outputs and
+//! schedules `b64simd_core`'s jobs; the codec, its rules and charges are the core's.
 
 mod atoms;
 mod calls;
@@ -29,8 +21,7 @@ fn kernel() -> &'static str {
     kernel::active().unwrap_or("none")
 }
 
-/// The Base64 encoders this VM runs, for calls and for big calls, and
-/// the input size from which a call is big: `b64simd:encoders/0`.
+/// `b64simd:encoders/0`: the encoders for calls and big calls, and where big calls start.
 #[rustler::nif]
 fn encoders() -> (&'static str, &'static str, usize) {
     let encoders = dispatch::active();
@@ -41,14 +32,10 @@ fn encoders() -> (&'static str, &'static str, usize) {
     )
 }
 
-/// Loads unless a variable forces a kernel or our own code this process
-/// cannot run. A load callback can only answer yes or no (`erlang:load_nif/2`
-/// then says "Library load-call unsuccessful"), but it runs in the process
-/// that loads the library: so it sends that process why, as data, tagged
-/// with the `load_info` term (a fresh reference `b64simd_nif:load/0`
-/// waits for). Nothing else can carry it: a refused load leaves no module
-/// to ask, and a value kept in the process (a variable, a file) would
-/// outlive the load it explains.
+/// Loads unless a variable forces a kernel or our own code this process cannot run. A
+/// load callback only answers yes or no, so it sends the loader why, tagged with `tag`
+/// (`b64simd_nif:load/0`'s fresh reference): a refused load leaves no module to ask,
+/// and state kept in the process (a variable, a file) would outlive the load it explains.
 fn load(env: Env, tag: Term) -> bool {
     options::init(env);
     match refusal(env) {
@@ -61,8 +48,7 @@ fn load(env: Env, tag: Term) -> bool {
     }
 }
 
-/// Why this process cannot run the forced kernel or our own code, as the
-/// reason `b64simd_messages` says in words, or None.
+/// Why this process cannot run the forced kernel or our own code, as `b64simd_messages`' reason.
 fn refusal(env: Env) -> Option<Term> {
     match kernel::active() {
         Err(Refusal::Unsupported { kernel, supported }) => {

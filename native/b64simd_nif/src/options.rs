@@ -1,9 +1,6 @@
-//! Option maps, read here and only here: each key and value an atom of the
-//! core's `LAYOUT` (made once, at load), their bits the flags the core
-//! makes a call's options from. Base16's one option, its letter case, is
-//! passed alone, as an atom. Erlang's messages ask this module for the
-//! options a kind takes (`options/1`) and for what is wrong with a map
-//! (`option_problem/2`), so that no rule of the options is written twice.
+//! Option maps, read only here: keys and values are atoms of the core's `LAYOUT`
+//! (made at load), read to its flags; Base16's one option, its case, comes as an atom.
+//! `options/1` and `option_problem/2` serve Erlang's messages, so no rule is written twice.
 
 use crate::atoms;
 use crate::entry::nif;
@@ -12,9 +9,8 @@ use rustler::sys::{enif_get_map_size, enif_get_map_value, ERL_NIF_TERM as RawTer
 use rustler::{Atom, Encoder, Env, Error, NifResult, Term, TermType};
 use std::sync::OnceLock;
 
-/// An option of a kind, as erl_nif's terms of its atoms (atoms are never
-/// collected, so their terms hold for the VM's life): no values for the
-/// line length, a positive integer.
+/// An option of a kind, as erl_nif terms of its atoms (never collected, so valid
+/// for the VM's life); no `values` for the line length, a positive integer.
 struct Row {
     key: RawTerm,
     values: Vec<(RawTerm, u64)>,
@@ -22,16 +18,14 @@ struct Row {
     bits: u64,
 }
 
-/// A kind's options, and the flags of its `#{mode => urlsafe, padding =>
-/// false}` if it takes those two.
+/// A kind's options, and the flags of `#{mode => urlsafe, padding => false}` if it takes them.
 struct Options {
     rows: Vec<Row>,
     urlsafe_unpadded: Option<u64>,
 }
 
-/// The commonest map (JWT's, and HyperBEAM's IDs'), which `b64simd` passes
-/// as this atom: a map's two lookups cost more than the options' whole
-/// budget (`bench/README.md`, "Small calls").
+/// The commonest map (JWT's, HyperBEAM IDs'), passed by `b64simd` as this atom: a
+/// map's two lookups cost more than the options' budget (`bench/README.md`, "Small calls").
 const URLSAFE_UNPADDED: &str = "urlsafe_unpadded";
 
 /// Each kind's options, at its index, and the atom `URLSAFE_UNPADDED`.
@@ -82,7 +76,6 @@ fn rows(kind: Kind) -> &'static [Row] {
     options_of(kind).map_or(&[], |(options, _)| &options.rows)
 }
 
-/// Why an option map is refused.
 enum Problem<'a> {
     NotAMap,
     Unknown(Term<'a>),
@@ -95,11 +88,8 @@ pub(crate) fn flags(kind: Kind, options: Term) -> NifResult<u64> {
     read(kind, options).ok_or(Error::BadArg)
 }
 
-/// Reads a map by looking each of the kind's keys up in it, which costs a
-/// small map less than walking it; through erl_nif's calls on its terms,
-/// with no `Term` in what it returns: rustler's `map_get` returns a
-/// `NifResult<Term>`, copied in pieces that stalled store forwarding, as
-/// `entry::Made` says (`problem` says what is wrong, for messages).
+/// Reads a map by looking the kind's keys up (cheaper than walking a small map) with
+/// erl_nif's calls, not rustler's `map_get`, whose `NifResult<Term>` stalls (`entry::Made`).
 fn read(kind: Kind, options: Term) -> Option<u64> {
     let (env, map) = (options.get_env(), options.as_c_arg());
     let (of_kind, urlsafe_unpadded) = options_of(kind)?;
@@ -107,8 +97,7 @@ fn read(kind: Kind, options: Term) -> Option<u64> {
         return of_kind.urlsafe_unpadded;
     }
     let mut size = 0;
-    // SAFETY: `map` is a term of `env`, the running call's environment;
-    // erl_nif writes `size` only.
+    // SAFETY: `map` is a term of `env`, the running call's; erl_nif writes `size` only.
     if unsafe { enif_get_map_size(env.as_c_arg(), map, &mut size) } == 0 {
         return None;
     }
@@ -131,8 +120,7 @@ fn read(kind: Kind, options: Term) -> Option<u64> {
     (found == size).then_some(flags)
 }
 
-/// What `read` refuses in `options`: not a map, the first bad value in the
-/// order of the kind's options, or a key it does not take.
+/// What `read` refuses: not a map, the first bad value in the kind's order, or an unknown key.
 fn problem<'a>(kind: Kind, options: Term<'a>) -> Option<Problem<'a>> {
     if read(kind, options).is_some() {
         return None;
@@ -166,8 +154,7 @@ fn value_bits(row: &Row, value: Term) -> Option<u64> {
         .map(|&(_, bits)| bits)
 }
 
-/// A positive integer's value, a bignum's as the largest (no line is
-/// longer).
+/// A positive integer's value, a bignum's as the largest (no line is longer).
 fn positive_integer(term: Term) -> Option<u64> {
     match term.decode::<u64>() {
         Ok(value) => Some(value),
@@ -198,7 +185,6 @@ pub(crate) fn case_flags(kind: Kind, case: Term) -> NifResult<u64> {
         .ok_or(Error::BadArg)
 }
 
-/// A kind by its Erlang name.
 fn kind_of(term: Term) -> NifResult<Kind> {
     let name = term.atom_to_string()?;
     Kind::ALL
@@ -207,8 +193,7 @@ fn kind_of(term: Term) -> NifResult<Kind> {
         .ok_or(Error::BadArg)
 }
 
-/// `b64simd_nif:options(Kind)`: the options `Kind` takes, in `LAYOUT`'s
-/// order, each `{Key, Values}`, `Values` a list of atoms or `pos_integer`.
+/// `b64simd_nif:options(Kind)`: `[{Key, [Atom] | pos_integer}]`, in `LAYOUT`'s order.
 fn options<'a>(env: Env<'a>, [kind]: [Term<'a>; 1]) -> NifResult<Term<'a>> {
     let list: Vec<Term> = rows(kind_of(kind)?)
         .iter()
@@ -232,9 +217,8 @@ fn options<'a>(env: Env<'a>, [kind]: [Term<'a>; 1]) -> NifResult<Term<'a>> {
 
 nif!("options" / 1, options);
 
-/// `b64simd_nif:option_problem(Kind, Options)`: `none`, or what is wrong
-/// with `Options` for `Kind`: `not_a_map`, `{unknown_option, Key}` or
-/// `{bad_value, Key, Value}` (for Base16, `Options` is its letter case).
+/// `b64simd_nif:option_problem(Kind, Options)`: `none`, `not_a_map`, `{unknown_option, Key}`
+/// or `{bad_value, Key, Value}` (for Base16, `Options` is its letter case).
 fn option_problem<'a>(env: Env<'a>, [kind, options]: [Term<'a>; 2]) -> NifResult<Term<'a>> {
     let kind = kind_of(kind)?;
     let problem = match kind {

@@ -1,10 +1,7 @@
-//! A call's job, run to its end within the call when the engine says it
-//! fits one (`engine::fits_one_call`), else a slice at a time, the caller
-//! calling back in between (`{continue, Job}` and `continue/1`) so that no
-//! call holds a scheduler for long. The job then lives in a NIF resource
-//! that owns everything it works on: the job, its output binary, and a copy
-//! of the input term (for a binary, a new reference to it), so no caller can
-//! hand it another input and a caller that dies mid-way leaks nothing.
+//! A call's job, run to its end in the call when it fits one (`engine::fits_one_call`),
+//! else a slice at a time, the caller calling back (`{continue, Job}`, `continue/1`), so
+//! no call holds a scheduler long. A sliced job's resource owns the job, its output and a
+//! copy of the input term: no caller can swap the input, and a dying caller leaks nothing.
 
 use crate::atoms;
 use crate::entry::nif;
@@ -20,33 +17,27 @@ use rustler::{Binary, Encoder, Env, Error, NifResult, ResourceArc, Term};
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
-/// Outputs up to this size are built on the process heap
-/// (`enif_make_new_binary` makes a heap binary below 64 bytes).
+/// Outputs up to this size are heap binaries, made in place (`enif_make_new_binary`).
 const HEAP_BINARY_MAX: usize = 64;
 
-/// Validations of inputs up to this size decode into a buffer on the
-/// stack: no input decodes to more bytes than it has.
+/// Validations of inputs up to this size decode on the stack (no input decodes larger).
 const SHORT_VALIDATION: usize = 64;
 
 /// A job as the NIF runs it: its steps, and the terms its end makes.
 pub(crate) trait NifJob: Job + Send + 'static {
-    /// The result once the job is done: by default `data`, the binary of
-    /// what it wrote (`None` for a job whose buffer is scratch).
+    /// The result once done: by default `data`, the binary it wrote (`None` for scratch).
     fn done<'a>(&self, env: Env<'a>, _input: &[u8], data: Option<Term<'a>>) -> Term<'a> {
         data.unwrap_or_else(|| new_binary(env, 0).0)
     }
 
-    /// The result once the job has failed: by default `{error, Reason,
-    /// Byte}`, with the input's byte at the error's offset.
+    /// The result once failed: by default `failed_at`'s `{error, Reason, Byte}`.
     fn failed<'a>(&self, env: Env<'a>, input: &[u8], error: DecodeError) -> Term<'a> {
         failed_at(env, input, error)
     }
 }
 
-/// A call's input: its term and, read in place, its bytes, which live as
-/// long as the call's environment. rustler's `Binary` holds a `Term`, and
-/// its `NifResult` was copied in pieces that stalled store forwarding, as
-/// `entry::Made` says of terms.
+/// A call's input: its term and its bytes, read in place, alive as long as the call's
+/// environment. Not rustler's `Binary`, whose `NifResult` stalled store forwarding (`entry::Made`).
 #[derive(Clone, Copy)]
 pub(crate) struct Input<'a> {
     term: RawTerm,
@@ -54,14 +45,12 @@ pub(crate) struct Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    /// The binary `term`; `badarg` for any other term. Glue of a call,
-    /// always inlined (`b64simd_core::job`'s module doc says why).
+    /// The binary `term`, else `badarg`; always inlined, as `b64simd_core::job` says.
     #[inline(always)]
     pub(crate) fn of(term: Term<'a>) -> NifResult<Input<'a>> {
         let mut binary = MaybeUninit::<rustler::sys::ErlNifBinary>::uninit();
-        // SAFETY: `term` is a term of its environment, the running call's;
-        // erl_nif fills in `binary` when it returns non-zero, and its bytes
-        // then live as long as that environment.
+        // SAFETY: `term` is of the running call's environment; erl_nif fills in `binary`
+        // when it returns non-zero, and its bytes then live as long as that environment.
         unsafe {
             let env = term.get_env().as_c_arg();
             if rustler::sys::enif_inspect_binary(env, term.as_c_arg(), binary.as_mut_ptr()) == 0 {
@@ -80,8 +69,7 @@ impl<'a> Input<'a> {
     }
 }
 
-/// A call's output: a heap binary for a small one (made in place, no
-/// copy), or a binary allocated once.
+/// A call's output: a heap binary made in place for a small one, else one allocated.
 enum Output<'a> {
     Heap(Term<'a>, &'a mut [MaybeUninit<u8>]),
     Allocated(ErtsBinary),
@@ -103,10 +91,8 @@ impl<'a> Output<'a> {
         }
     }
 
-    /// Its first `len` bytes, which a job wrote (its `Done(len)`), as a
-    /// binary of that size: a heap binary that came out shorter (its input
-    /// held whitespace) is copied into an exact one, as a heap binary
-    /// cannot shrink; an allocated one is shrunk in place.
+    /// Its first `len` bytes, which the job wrote, as a binary: a shorter heap binary (its
+    /// input held whitespace) is copied, as it cannot shrink; an allocated one shrinks in place.
     fn into_term(self, env: Env<'a>, len: usize) -> Term<'a> {
         match self {
             Output::Heap(term, memory) if len == memory.len() => term,
@@ -121,9 +107,8 @@ impl<'a> Output<'a> {
     }
 }
 
-/// Runs `job` over `input`: its result, or `{continue, Job}`, as erl_nif's
-/// term (`entry::Made`). Glue of a call, always inlined
-/// (`b64simd_core::job`'s module doc says why).
+/// Runs `job` over `input`: its result, or `{continue, Job}`, as erl_nif's term
+/// (`entry::Made`); always inlined, as `b64simd_core::job` says.
 #[inline(always)]
 pub(crate) fn run<'a, J: NifJob>(env: Env<'a>, mut job: J, input: Input<'a>) -> NifResult<RawTerm> {
     let bytes = input.bytes;
@@ -159,7 +144,6 @@ pub(crate) fn run<'a, J: NifJob>(env: Env<'a>, mut job: J, input: Input<'a>) -> 
     Ok(term.as_c_arg())
 }
 
-/// Charges the caller `percent` of a timeslice (`enif_consume_timeslice`).
 fn charge(env: Env, percent: i32) {
     if percent > 0 {
         rustler::schedule::consume_timeslice(env, percent);
@@ -181,15 +165,13 @@ struct Running {
     input: SavedTerm,
 }
 
-/// The resource behind `{continue, Job}`: `None` once the job has ended,
-/// and while a slice of it runs.
+/// The resource behind `{continue, Job}`: `None` once the job ended, and while it slices.
 struct SlicedJob(Mutex<Option<Running>>);
 
 #[rustler::resource_impl]
 impl rustler::Resource for SlicedJob {}
 
-/// Runs a job's first slice here, into an output binary of `len` bytes;
-/// only a job with work left goes into a resource (`{continue, Job}`).
+/// Runs a job's first slice into a `len`-byte binary; only one with work left gets a resource.
 fn start<'a>(
     env: Env<'a>,
     job: Box<dyn NifJob>,
@@ -212,8 +194,7 @@ fn start<'a>(
     Ok((atoms::continue_(), resource).encode(env))
 }
 
-/// Runs a slice of a job over its input: the result once the job has
-/// ended, `None` while it has work left.
+/// Runs a slice of a job: its result once it has ended, `None` while work is left.
 fn slice<'a>(env: Env<'a>, work: &mut Work, input: &[u8]) -> Option<Term<'a>> {
     let memory = work.output.as_mut()?.memory();
     let (step, percent) = engine::run_slice(work.job.as_mut(), input, memory);
@@ -228,10 +209,8 @@ fn slice<'a>(env: Env<'a>, work: &mut Work, input: &[u8]) -> Option<Term<'a>> {
     }
 }
 
-/// The next slice of a job: its result, or `{continue, Job}` again.
-/// `badarg` for a job that has ended, and for one another process is
-/// running a slice of right now: the job is taken out of its resource for
-/// the slice, so that no scheduler thread ever waits on another's.
+/// The next slice of a job, or `badarg` if it ended or another process is slicing it: it
+/// is taken out of its resource for the slice, so no scheduler thread waits on another's.
 fn continue_job<'a>(env: Env<'a>, [job]: [Term<'a>; 1]) -> NifResult<Term<'a>> {
     let resource: ResourceArc<SlicedJob> = job.decode()?;
     let taken = resource.0.lock().map_err(|_| Error::BadArg)?.take();

@@ -1,6 +1,4 @@
-//! `b64simd_stream`'s NIFs: a new stream's state from its options, and a
-//! piece, or the end, of an encoding or a decoding stream. A state is the
-//! bytes the core wrote; Erlang only passes it along.
+//! `b64simd_stream`'s NIFs: a state is a binary the core writes and Erlang only passes along.
 
 use crate::entry::nif;
 use crate::options::flags;
@@ -22,7 +20,6 @@ fn nothing(env: Env) -> NifResult<Input> {
     Input::of(new_binary(env, 0).0)
 }
 
-// A new encoding stream's state, from its options.
 nif!("encode_stream_init" / 1, |env, [options]| {
     let stream = EncodeStream::new(flags(Kind::Encode, options)?).ok_or(Error::BadArg)?;
     let (state, memory) = new_binary(env, stream.state_len());
@@ -43,8 +40,7 @@ impl NifJob for EncodePiece {
     }
 }
 
-// The Base64 of the whole groups of the carry and `piece`, and the
-// stream's next state: `{Base64, State}`, or `{continue, Job}`.
+// `{Base64, State}` for the carry's and `piece`'s whole groups, or `{continue, Job}`.
 nif!("encode_stream" / 2, |env, [state, piece]| {
     let stream = state_of(state, EncodeStream::from_state)?;
     let piece = Input::of(piece)?;
@@ -52,13 +48,11 @@ nif!("encode_stream" / 2, |env, [state, piece]| {
     run(env, job, piece)
 });
 
-// The end of an encoding stream: the Base64 of what it carries.
 nif!("encode_stream_end" / 1, |env, [state]| {
     let stream = state_of(state, EncodeStream::from_state)?;
     run(env, stream.end(), nothing(env)?)
 });
 
-// A new decoding stream's state, from its options.
 nif!("decode_stream_init" / 1, |env, [options]| {
     let carry = Carry::new(flags(Kind::Decode, options)?).ok_or(Error::BadArg)?;
     let (state, memory) = new_binary(env, Carry::binary_len(0));
@@ -66,8 +60,7 @@ nif!("decode_stream_init" / 1, |env, [options]| {
     Ok(state)
 });
 
-/// `{Data, State}`; an error is the stream's, at its stream offset, with
-/// the byte there.
+/// `{Data, State}`; an error is at its offset in the stream, with the byte there.
 impl NifJob for DecodePiece {
     fn done<'a>(&self, env: Env<'a>, piece: &[u8], data: Option<Term<'a>>) -> Term<'a> {
         let data = data.unwrap_or_else(|| new_binary(env, 0).0);
@@ -87,16 +80,14 @@ impl NifJob for DecodeEnd {
     }
 }
 
-// The data of the whole quanta of the carry and `piece`, and the stream's
-// next state: `{Data, State}`, `{error, Reason, Byte}`, or `{continue, Job}`.
+// `{Data, State}` for the carry's and `piece`'s whole quanta, an error, or `{continue, Job}`.
 nif!("decode_stream" / 2, |env, [state, piece]| {
     let carry = state_of(state, Carry::from_binary)?;
     let piece = Input::of(piece)?;
     run(env, DecodePiece::new(&carry, piece.bytes), piece)
 });
 
-// The end of a decoding stream: the data of what it carries, or
-// `{error, Reason, Byte}`.
+// The data a decoding stream carries at its end, or `{error, Reason, Byte}`.
 nif!("decode_stream_end" / 1, |env, [state]| {
     let carry = state_of(state, Carry::from_binary)?;
     run(env, DecodeEnd::new(&carry), nothing(env)?)

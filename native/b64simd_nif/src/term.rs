@@ -1,6 +1,4 @@
-//! Binaries and errors as terms: the output binaries a job writes into,
-//! `{error, Reason, Byte}`, and the `system_limit` a failed allocation
-//! raises.
+//! Output binaries, `{error, Reason, Byte}` and `system_limit` as terms.
 
 use crate::atoms;
 use b64simd_core::error::DecodeError;
@@ -11,15 +9,12 @@ use rustler::sys::{
 use rustler::{Encoder, Env, Error, Term};
 use std::mem::MaybeUninit;
 
-/// A new binary of `size` bytes (a heap binary up to 64) and its memory,
-/// not yet written, to be filled before the call returns. rustler's
-/// `NewBinary` lends the same memory as `&mut [u8]`, as if written.
+/// A new binary of `size` bytes (a heap binary up to 64) and its unwritten memory, to
+/// fill before the call returns; rustler's `NewBinary` lends it as `&mut [u8]`, as if written.
 pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [MaybeUninit<u8>]) {
     let mut term = MaybeUninit::<rustler::sys::ERL_NIF_TERM>::uninit();
-    // SAFETY: erl_nif sets the term and returns `size` writable bytes (or
-    // aborts the VM when out of memory), which belong to the new binary
-    // and live as long as the calling environment; as `MaybeUninit<u8>`
-    // they need not be initialised.
+    // SAFETY: erl_nif sets the term and returns the new binary's `size` writable bytes (or
+    // aborts the VM), alive as long as `env`; as `MaybeUninit<u8>` they need no initialising.
     unsafe {
         let data = enif_make_new_binary(env.as_c_arg(), size, term.as_mut_ptr());
         let bytes = match size {
@@ -30,10 +25,8 @@ pub(crate) fn new_binary<'a>(env: Env<'a>, size: usize) -> (Term<'a>, &'a mut [M
     }
 }
 
-/// A binary allocated for a result (`enif_alloc_binary`), which belongs to
-/// no process until it is handed over to a term, and is released on drop
-/// unless it was. rustler's `OwnedBinary` lends its memory as `&mut [u8]`,
-/// as if written.
+/// A binary from `enif_alloc_binary`, no process's until handed to a term, released on drop
+/// unless it was; rustler's `OwnedBinary` lends its memory as `&mut [u8]`, as if written.
 pub(crate) struct ErtsBinary(ErlNifBinary);
 
 // SAFETY: an allocated binary belongs to no process or environment, so any
@@ -44,8 +37,7 @@ impl ErtsBinary {
     /// `size` bytes, or `system_limit` if erl_nif cannot allocate them.
     pub(crate) fn new(size: usize) -> Result<ErtsBinary, Error> {
         let mut binary = MaybeUninit::<ErlNifBinary>::uninit();
-        // SAFETY: enif_alloc_binary takes no environment, and fills in the
-        // binary (its size, data and ref_bin) when it returns true.
+        // SAFETY: enif_alloc_binary takes no environment and fills in `binary` if it returns true.
         unsafe {
             match enif_alloc_binary(size, binary.as_mut_ptr()) {
                 0 => Err(system_limit()),
@@ -70,12 +62,10 @@ impl ErtsBinary {
         debug_assert!(len <= self.0.size, "no more than it holds");
         let mut binary = std::mem::ManuallyDrop::new(self);
         let raw = &mut binary.0;
-        // SAFETY: `raw` is an allocated binary that nothing else refers to,
-        // handed over to `env` by enif_make_binary (never released here:
-        // `ManuallyDrop`); `env` is the running call's environment.
+        // SAFETY: `raw` is an allocated binary nothing else refers to, handed to `env` (the
+        // running call's) by enif_make_binary and never released here (`ManuallyDrop`).
         unsafe {
-            // Shrinking cannot fail in practice; if it did, the result is
-            // the first `len` bytes of the whole, as a sub-binary.
+            // Shrinking cannot fail in practice; if it does, take a sub-binary.
             let term = if len < raw.size && enif_realloc_binary(raw, len) == 0 {
                 let whole = enif_make_binary(env.as_c_arg(), raw);
                 enif_make_sub_binary(env.as_c_arg(), whole, 0, len)
@@ -89,8 +79,7 @@ impl ErtsBinary {
 
 impl Drop for ErtsBinary {
     fn drop(&mut self) {
-        // SAFETY: allocated (`new`) and released once, here (`into_term`
-        // hands it over instead, and is never dropped).
+        // SAFETY: allocated (`new`), released once, here (`into_term` hands it over undropped).
         unsafe { enif_release_binary(&mut self.0) }
     }
 }
@@ -106,8 +95,7 @@ pub(crate) fn failed_at<'a>(env: Env<'a>, input: &[u8], error: DecodeError) -> T
     error_term(env, error, byte)
 }
 
-/// `{error, Reason, Byte}`: every decode's error, `Byte` the byte at the
-/// reason's offset (or `undefined`), which the message shows.
+/// Every decode's `{error, Reason, Byte}`, `Byte` the byte at the offset or `undefined`.
 pub(crate) fn error_term<'a>(env: Env<'a>, error: DecodeError, byte: Option<u8>) -> Term<'a> {
     let byte = match byte {
         Some(byte) => byte.encode(env),
