@@ -1,22 +1,16 @@
-//! Which simdutf kernel runs, and whether a forced one is usable.
-//!
-//! simdutf picks its kernel on first use, or takes the one named by the
-//! environment variable `SIMDUTF_FORCE_IMPLEMENTATION`. It checks neither
-//! case for us: an unknown name silently makes encode return 0 bytes and
-//! decode fail with `OTHER`, and a known name whose instructions the CPU lacks
-//! faults the whole VM. So the NIF refuses to load unless the kernel is one
-//! simdutf has in this build, the CPU has what it needs, and a probe call
-//! shows simdutf really runs it.
+//! Which simdutf kernel runs, and whether a forced one is usable: simdutf
+//! checks neither. Forced (`SIMDUTF_FORCE_IMPLEMENTATION`) to an unknown name
+//! it silently encodes nothing and fails decodes with `OTHER`; to a kernel
+//! the CPU lacks, it faults the VM. So the NIF loads only if the kernel is in
+//! this build, the CPU runs it, and a probe call shows simdutf really runs it.
 
 use std::sync::OnceLock;
 
 pub const FORCE_VARIABLE: &str = "SIMDUTF_FORCE_IMPLEMENTATION";
 
 /// The kernels simdutf 7 compiles for this architecture, best first, each
-/// with the CPU features its constructor requires. On aarch64 it compiles
-/// its arm64 kernel only: NEON is part of the base ISA, so simdutf leaves
-/// the fallback out (`SIMDUTF_IMPLEMENTATION_FALLBACK` is 0 there) and a
-/// forced `fallback` would name no kernel.
+/// with whether the CPU has what its constructor requires. aarch64 gets arm64
+/// only: NEON is base ISA, so simdutf leaves the fallback out there.
 fn kernels() -> Vec<(&'static str, bool)> {
     #[cfg(target_arch = "x86_64")]
     {
@@ -58,27 +52,23 @@ fn supported_among(kernels: &[(&'static str, bool)]) -> Vec<&'static str> {
         .collect()
 }
 
-/// Why a forced kernel must not be used, as data: the NIF hands it to
-/// Erlang, where `b64simd_messages` says it in words.
+/// Why a forced kernel must not be used; `b64simd_messages` words it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    /// A kernel of this build whose instructions the CPU lacks, and the
-    /// kernels the CPU can run.
+    /// A kernel of this build the CPU lacks, and those it can run.
     Unsupported {
         kernel: &'static str,
         supported: Vec<&'static str>,
     },
-    /// A name simdutf runs no kernel for in this build, and the names of
-    /// those it has.
+    /// A name this build has no kernel for, and those it has.
     Unknown {
         name: String,
         known: Vec<&'static str>,
     },
 }
 
-/// The kernel simdutf uses in this process, or why it must not be used:
-/// decided once, at the first call (the NIF's load), as simdutf reads the
-/// variable once; changing the variable later changes neither.
+/// The kernel simdutf uses in this process, or why not: decided at the first
+/// call (the NIF's load), as simdutf reads the variable only once.
 pub fn active() -> Result<&'static str, Refusal> {
     static ACTIVE: OnceLock<Result<&'static str, Refusal>> = OnceLock::new();
     ACTIVE.get_or_init(chosen).clone()
@@ -96,9 +86,8 @@ fn chosen() -> Result<&'static str, Refusal> {
     }
 }
 
-/// Whether simdutf runs a real kernel. When the forced name is not one it
-/// compiled, it runs its "unsupported" stand-in, whose encode writes
-/// nothing: so the list above can never claim a kernel that does not run.
+/// Whether simdutf runs a real kernel, not the stand-in whose encode writes
+/// nothing, which it runs for a forced name it lacks even if `kernels` has it.
 fn simdutf_runs_a_kernel() -> bool {
     let input = [0u8];
     let mut output = [0u8; 4];
@@ -110,8 +99,7 @@ fn simdutf_runs_a_kernel() -> bool {
     written == 4 && &output == b"AA=="
 }
 
-/// The kernel a forced name (if any) resolves to, on a CPU that can run
-/// the kernels marked true in `kernels`.
+/// The kernel `forced` (if any) resolves to among `kernels`.
 fn resolve_among(
     forced: Option<&str>,
     kernels: Vec<(&'static str, bool)>,

@@ -1,6 +1,5 @@
 //! Every simdutf call, each with its length contract checked where it is
-//! made, and the guard for a known simdutf defect. No other module calls
-//! simdutf: the layers above build OTP's rules on these.
+//! made, and guards for known simdutf defects; no other module calls simdutf.
 
 use crate::lengths::decoded_len_bound;
 use crate::options::{Alphabet, EncodeOptions};
@@ -35,16 +34,14 @@ pub fn simdutf_encode_into(
         return 0;
     }
     let variant = encode_variant(opts);
-    // What simdutf will write, by its own count: the bound of the write below.
     let length = ::simdutf::base64_length_from_binary(input.len(), variant);
     assert_eq!(
         output.len(),
         length,
         "encode output sized by simdutf's length"
     );
-    // SAFETY: `output` is valid for `length` bytes, exactly what simdutf
-    // writes for this input length and variant (checked just above); the
-    // slices cannot overlap since one is borrowed mutably.
+    // SAFETY: `output` holds exactly the `length` bytes simdutf counts for
+    // this input and variant (checked above); a `&mut` borrow cannot overlap.
     let written = unsafe {
         ::simdutf::binary_to_base64(
             input.as_ptr(),
@@ -57,10 +54,9 @@ pub fn simdutf_encode_into(
     written
 }
 
-/// Encodes `input` in lines of `line_length` characters (at least 4) with
-/// LF breaks, simdutf's line-wrapping encoder, at the start of `output`;
-/// returns the bytes written. Panics, rather than overflow, if `output` is
-/// shorter than that.
+/// simdutf's encoder of `input` in lines of `line_length` characters (at
+/// least 4) with LF breaks, at the start of `output`; returns the bytes
+/// written. Panics, rather than overflow, if `output` is shorter.
 pub fn simdutf_encode_lines_into(
     input: &[u8],
     opts: EncodeOptions,
@@ -68,12 +64,10 @@ pub fn simdutf_encode_lines_into(
     output: &mut [MaybeUninit<u8>],
 ) -> usize {
     let variant = encode_variant(opts);
-    // What simdutf will write, by its own count: the bound of the write.
     let length = ::simdutf::base64_length_from_binary_with_lines(input.len(), variant, line_length);
     let target = &mut output[..length];
-    // SAFETY: `target` is valid for `length` bytes, exactly what simdutf
-    // writes for this input length, variant and line length (computed just
-    // above by simdutf itself); input and output are distinct borrows.
+    // SAFETY: `target` is the `length` bytes (sliced above) simdutf counts
+    // for this input, variant and line length; input and output are distinct.
     let written = unsafe {
         ::simdutf::binary_to_base64_with_lines(
             input.as_ptr(),
@@ -87,37 +81,29 @@ pub fn simdutf_encode_lines_into(
     written
 }
 
-/// simdutf 7.7.1's haswell kernel (crate simdutf 0.7.0, its C++ built by
-/// gcc 12) can return with the upper halves of the YMM registers in use:
-/// its encoder always, its standard-alphabet decoder for some lengths (not
-/// for multiples of 64); `vzeroupper` is missing on those paths. Until
-/// something clears them, every legacy SSE instruction after it, in the
-/// BEAM and in our own Rust, runs slower, short calls most of all
-/// (`bench/README.md`, "Small calls", has the figures). So every simdutf
-/// call that can run it is followed by `clear_upper_state`. Minimal
-/// reproduction, on an x86-64 CPU whose best kernel is haswell:
-///
-///   `::simdutf::binary_to_base64` of 32 bytes, or `base64_to_binary` of 100
-///   characters, then `xgetbv(1)` (XINUSE): expected bit 2 (AVX state)
-///   clear; actual: set
-///
-/// `tests::simdutf_haswell_leaves_the_upper_state_in_use` fails on the day
-/// a simdutf update clears it itself: then remove this guard. Glue of a
+/// simdutf 7.7.1's haswell kernel (crate 0.7.0, C++ built by gcc 12) can
+/// return with the YMM upper halves in use, lacking `vzeroupper`: its encoder
+/// always, its standard decoder for some lengths. Until they are cleared,
+/// every legacy SSE instruction after it, in the BEAM and our Rust, runs
+/// slower (`bench/README.md`, "Small calls"), so every simdutf call that can
+/// run it is followed by this. Reproduction on a haswell-kernel CPU:
+/// `binary_to_base64` of 32 bytes, or `base64_to_binary` of 100 characters,
+/// then `xgetbv(1)`: bit 2 (AVX state) set. Remove this guard when
+/// `tests::simdutf_haswell_leaves_the_upper_state_in_use` fails. Glue of a
 /// call, always inlined (`job`'s module doc says why).
 #[inline(always)]
 fn clear_upper_state() {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the CPU has AVX (checked just above), which `vzeroupper`
-        // needs; it only zeroes the upper halves of the vector registers,
-        // in which nothing lives across this call.
+        // SAFETY: the CPU has AVX (checked above), all `vzeroupper` needs; it
+        // zeroes only vector upper halves, where nothing lives across a call.
         unsafe { std::arch::x86_64::_mm256_zeroupper() };
     }
 }
 
-/// simdutf's forgiving decode of all of `input` into `output` (loose: no
-/// padding required). Panics unless `output` holds `decoded_len_bound(input)`
-/// bytes, the most simdutf writes. On success `count` is the bytes written.
+/// simdutf's loose decode (no padding required) of all of `input`; on success
+/// `count` is the bytes written. Panics unless `output` holds
+/// `decoded_len_bound(input)` bytes, the most simdutf writes.
 pub fn decode_loose(
     input: &[u8],
     alphabet: Alphabet,
@@ -176,10 +162,10 @@ pub fn decode_bounded(
     )
 }
 
-/// Whether `piece` is nothing but alphabet characters in whole quanta: then
-/// simdutf's loose decode of it succeeds and writes exactly 3 bytes per 4
-/// (whitespace, `=` or a partial quantum would make it write fewer). It
-/// decodes into `output`, and costs less per call than `decode_bounded`.
+/// Whether `piece` is only alphabet characters in whole quanta, decoding it
+/// into `output`: then simdutf's loose decode writes exactly 3 bytes per 4
+/// (whitespace, `=` or a partial quantum write fewer). Cheaper per call than
+/// `decode_bounded`.
 pub fn decodes_whole(piece: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>]) -> bool {
     // 3 bytes per 4 characters is at least decoded_len_bound(piece).
     if piece.len() % 4 != 0 || output.len() < piece.len() / 4 * 3 {
@@ -189,25 +175,18 @@ pub fn decodes_whole(piece: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit
     result.error == ErrorCode::Success && result.count == piece.len() / 4 * 3
 }
 
-/// simdutf 7.7.1's arm64 kernel (crate simdutf 0.7.0) takes `[` (0x5B) for
-/// a character of its "default or url" alphabet, our `mode => any`, inside
-/// whole 64-character blocks; every x86 kernel and the scalar rules reject
-/// it. Minimal reproduction, `base64_to_binary(.., DefaultOrUrl, Loose)`:
-///
-///   input:    `[` then 63 `A` (64 bytes)
-///   expected: INVALID_BASE64_CHARACTER, count 0 (every x86 kernel)
-///   actual:   SUCCESS, count 48 (aarch64)
-///
-/// `tests::simdutf_arm64_takes_bracket_in_any_alphabet` fails on the day a
-/// simdutf update no longer does this: then remove this guard.
+/// simdutf 7.7.1's arm64 kernel (crate 0.7.0) takes `[` (0x5B) for a
+/// character of its "default or url" alphabet (our `mode => any`) inside
+/// whole 64-character blocks; x86 kernels and the scalar rules reject it.
+/// Reproduction: `base64_to_binary(.., DefaultOrUrl, Loose)` of `[` then 63
+/// `A` gives SUCCESS, count 48, not INVALID_BASE64_CHARACTER, count 0. Remove
+/// this guard when `tests::simdutf_arm64_takes_bracket_in_any_alphabet` fails.
 const SIMDUTF_ANY_TAKES_BRACKET: bool = cfg!(target_arch = "aarch64");
 
 /// `result` of a simdutf decode that read `input[..read]`, with the arm64
 /// defect above undone: a success of `mode => any` over a `[` becomes the
-/// error simdutf should have reported, at the first `[`, so that callers
-/// take their exact path. Other modes, and every x86 build, pass through
-/// untouched: the scan is a second pass over the input, paid only by
-/// `mode => any` on aarch64.
+/// error at the first `[`, so that callers take their exact path. Only
+/// `mode => any` on aarch64 pays this second pass over the input.
 fn guard_bracket(
     input: &[u8],
     alphabet: Alphabet,

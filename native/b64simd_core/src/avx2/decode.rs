@@ -1,39 +1,29 @@
-//! Our Base64 decoder of short text for x86-64 CPUs with AVX2: whole
-//! quanta of alphabet characters, 32 or 16 at a time. simdutf's haswell
-//! decoder spends most of a short call outside its 64-character loop (its
-//! setup and its byte-at-a-time tail), where it is no faster than
-//! aklomp/base64's (`bench/README.md`, "Small calls"); these rounds have
-//! neither, so the first stage of a decode (`decode::short`) takes them
-//! where they measured more than 10% faster (`avx2_rule` there): text up to
-//! 640 characters (1,088 where simdutf's tail is long) where simdutf runs
-//! its haswell kernel, 192 where it runs icelake.
+//! Our Base64 decoder of short text for x86-64 CPUs with AVX2: whole quanta
+//! of alphabet characters, 32 or 16 at a time. simdutf's haswell decoder
+//! spends most of a short call in its setup and byte-at-a-time tail, which
+//! these rounds lack, so `decode::short` takes them up to the lengths where
+//! they measured faster (`avx2_rule` there; `bench/README.md`, "Small calls").
 //!
 //! The method is Wojciech Muła's, as aklomp/base64's AVX2 codec runs it: a
-//! character's high and low nibbles each look up a bit mask, and a
-//! character is in the alphabet when the two masks share no bit; its
-//! high nibble (and whether it is `/`) looks up what to add to make its
-//! 6-bit value; two multiply-adds pack each four values into three bytes,
-//! and a shuffle and a permute pack a round's 24 bytes together. The
-//! urlsafe alphabet turns `-` and `_` into `+` and `/` first, and rejects
-//! `+` and `/` themselves; `any` turns them and rejects nothing more.
+//! character's high and low nibbles each look up a bit mask, and it is in the
+//! alphabet when the two share no bit; its high nibble (and whether it is
+//! `/`) looks up what to add to make its 6-bit value; two multiply-adds pack
+//! each four values into three bytes, and a shuffle and a permute pack a
+//! round's 24 together. The urlsafe alphabet turns `-` and `_` into `+` and
+//! `/` first, and rejects `+` and `/`; `any` turns them and rejects no more.
 //!
-//! It only ever returns what the scalar decoder returns for the same
-//! quanta, or gives up (`None`) and leaves them to the later stages: held
-//! to it byte for byte and verdict for verdict by the tests below at every
-//! length and alignment, every byte in every position of a round, and by
-//! the fuzzer.
+//! It returns what the scalar decoder returns for the same quanta, or gives
+//! up (`None`) and leaves them to the later stages.
 
 use crate::options::Alphabet;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-/// Decodes `input[..input.len() / 16 * 16]` (whole 16-character units; the
-/// rest is the caller's) into the start of `output`, if every byte there
-/// is a character of `alphabet`: the bytes written (3 for every 4
-/// characters). `None` if one is not (whatever it wrote is then junk).
-/// Panics if `output` is shorter than that, or on a CPU without AVX2
-/// (`avx2::available`).
+/// Decodes `input[..input.len() / 16 * 16]` (the rest is the caller's) into
+/// the start of `output` if every byte there is in `alphabet`: the bytes
+/// written, 3 per 4 characters; `None` if not (what it wrote is then junk).
+/// Panics if `output` is shorter, or on a CPU without AVX2 (`avx2::available`).
 #[inline]
 pub fn decode_units(
     input: &[u8],
@@ -46,8 +36,7 @@ pub fn decode_units(
         crate::avx2::available(),
         "the AVX2 decoder on a CPU without AVX2"
     );
-    // SAFETY: the CPU has AVX2 and the output holds what the units decode
-    // to (both checked above), all `rounds` needs.
+    // SAFETY: AVX2 and the output's room, all `rounds` needs, checked above.
     let valid = unsafe { rounds(&input[..units], alphabet, output) };
     #[cfg(any(test, feature = "testing"))]
     crate::avx2::count_rounds(crate::avx2::Rounds::Decode, units);
@@ -55,22 +44,19 @@ pub fn decode_units(
 }
 
 /// # Safety
-///
 /// Never called: `avx2::available` is false off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn rounds(_input: &[u8], _alphabet: Alphabet, _output: &mut [MaybeUninit<u8>]) -> bool {
     unreachable!("`avx2::available` is false off x86-64")
 }
 
-/// Decodes `input` (a multiple of 16 characters) into `output`, 32
-/// characters a round and 16 in a last half round; whether every character
-/// was in the alphabet (it stops at the first round that holds another). A
-/// round stores 32 bytes, 24 of them its own, where the output has room
-/// for them, else 16 and 8; a half round 16 bytes, 12 of them its own, or
-/// 8 and 4.
+/// Decodes `input` (a multiple of 16 characters) into `output`, 32 characters
+/// a round and 16 in a last half round; whether all were in the alphabet (it
+/// stops at the first round that holds another). A round stores 32 bytes, 24
+/// its own, where the output has room, else 16 and 8; a half round 16, 12 its
+/// own, or 8 and 4.
 ///
 /// # Safety
-///
 /// The CPU must have AVX2, and `output` hold at least 3 bytes for every 4
 /// characters of `input`.
 #[cfg(target_arch = "x86_64")]
@@ -85,11 +71,10 @@ unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>
     let (mut read, mut written) = (0, 0);
     while read + 32 <= input.len() {
         // SAFETY: the CPU has AVX2 (this function's contract). The round
-        // reads input[read..read + 32], within the input by the loop's
-        // condition; it writes output[written..written + 24] (written is
-        // read / 4 * 3, within the output by this function's contract), and
-        // the 8 bytes after them only where the output has them. The
-        // unaligned intrinsics take any address.
+        // reads input[read..read + 32] (the loop's condition) and writes
+        // output[written..written + 24] (written is read / 4 * 3, and the
+        // contract), and the 8 bytes after only where the output has them.
+        // The unaligned intrinsics take any address.
         let valid = unsafe {
             let (bytes, valid) = lookups.round(_mm256_loadu_si256(src.add(read).cast()));
             if written + 32 <= room {
@@ -113,10 +98,9 @@ unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>
     if read == input.len() {
         return true;
     }
-    // SAFETY: the CPU has AVX2 (this function's contract). The half round
-    // reads the input's last 16 bytes, input[read..read + 16]; it writes
-    // output[written..written + 12], within the output by this function's
-    // contract, and the 4 bytes after them only where the output has them.
+    // SAFETY: the CPU has AVX2, and the half round reads the input's last 16
+    // bytes and writes output[written..][..12] (this function's contract),
+    // and the 4 bytes after only where the output has them.
     unsafe {
         let (bytes, valid) = lookups.half_round(_mm_loadu_si128(src.add(read).cast()));
         if written + 16 <= room {
@@ -130,7 +114,6 @@ unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>
     }
 }
 
-/// The vectors a round looks its characters up in.
 #[cfg(target_arch = "x86_64")]
 struct Lookups {
     alphabet: Alphabet,
@@ -138,8 +121,7 @@ struct Lookups {
     /// every byte outside the standard alphabet.
     low_masks: __m256i,
     high_masks: __m256i,
-    /// By high nibble (less one for `/`): what to add to a character to
-    /// make its 6-bit value.
+    /// By high nibble (less one for `/`): what makes a character its value.
     offsets: __m256i,
     /// Each 4 values' 3 bytes, then each lane's 12 bytes, together.
     pack_lanes: __m256i,
@@ -149,7 +131,6 @@ struct Lookups {
 #[cfg(target_arch = "x86_64")]
 impl Lookups {
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn new(alphabet: Alphabet) -> Lookups {
@@ -188,7 +169,6 @@ impl Lookups {
     /// characters, and whether all of them are in the alphabet.
     ///
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn round(&self, chars: __m256i) -> (__m256i, bool) {
@@ -203,7 +183,6 @@ impl Lookups {
     /// characters, and whether all of them are in the alphabet.
     ///
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn half_round(&self, chars: __m128i) -> (__m128i, bool) {
@@ -224,7 +203,6 @@ impl Lookups {
     /// character outside the alphabet is not zero.
     ///
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn decode(&self, chars: __m256i) -> (__m256i, __m256i) {
@@ -252,8 +230,7 @@ impl Lookups {
             let offsets = _mm256_shuffle_epi8(self.offsets, _mm256_add_epi8(slash, high));
             let values = _mm256_add_epi8(chars, offsets);
             // Each 16-bit word's two values as 12 bits, then each 32-bit
-            // lane's two words as 24 bits (in its low 3 bytes, big end
-            // first).
+            // lane's two words as 24 bits (its low 3 bytes, big end first).
             let words = _mm256_maddubs_epi16(values, _mm256_set1_epi32(0x0140_0140));
             let groups = _mm256_madd_epi16(words, _mm256_set1_epi32(0x0001_1000));
             let bytes = _mm256_permutevar8x32_epi32(
@@ -268,7 +245,6 @@ impl Lookups {
 /// The urlsafe signs `-` and `_` turned into the standard `+` and `/`.
 ///
 /// # Safety
-///
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]

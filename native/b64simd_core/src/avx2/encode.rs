@@ -1,23 +1,14 @@
-//! Our Base64 encoder for x86-64 CPUs with AVX2: the first piece of SIMD
-//! written by hand in b64simd. simdutf's haswell encoder is measurably slower
-//! than aklomp/base64's (`bench/README.md`, "Kernels"), and the haswell kernel
-//! is what most BEAM servers run, so this encoder takes its place there
-//! (`dispatch.rs` decides where).
+//! Our Base64 encoder for x86-64 CPUs with AVX2, in place of simdutf's haswell
+//! kernel, the one most BEAM servers run, slower than aklomp/base64's
+//! (`bench/README.md`, "Kernels"; `dispatch.rs` decides where).
 //!
 //! The method is Wojciech Muła's, as aklomp/base64's AVX2 codec runs it: a
-//! round encodes 24 input bytes into 32 characters. It loads 32 bytes
-//! starting 4 before its 24, so that each 128-bit lane holds the 12 bytes it
-//! encodes (lanes cannot exchange bytes cheaply); a byte shuffle gives each
-//! 32-bit lane one 3-byte group; two 16-bit multiplies move its four 6-bit
-//! values into four bytes; a 16-entry table lookup turns each value into its
-//! character. The last whole groups are a round read from the input's last
-//! 32 bytes; inputs of 16 to 31 bytes take the same rounds on 128-bit
-//! registers; the bytes after the whole groups, the padding and inputs under
-//! 16 bytes are encoded by plain code.
-//!
-//! Held byte for byte to simdutf's encoder and to a scalar reference at
-//! every length 0..=4096 and every alignment (the tests below), and by the
-//! fuzzer; the tests say that they ran it.
+//! round loads 32 bytes from 4 before its 24, so that each 128-bit lane holds
+//! the 12 it encodes; a shuffle gives each 32-bit lane a 3-byte group, two
+//! 16-bit multiplies move its four 6-bit values into four bytes, and a
+//! 16-entry lookup makes them characters. The last whole groups are a round
+//! over the input's last 32 bytes, inputs of 16 to 31 bytes take 128-bit
+//! rounds, and plain code encodes the rest.
 
 use super::available;
 #[cfg(any(test, feature = "testing"))]
@@ -43,11 +34,10 @@ fn characters(alphabet: Alphabet) -> &'static [u8; 64] {
 /// How the rounds write their output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stores {
-    /// Through the caches, as every store.
+    /// Through the caches.
     Cached,
-    /// Around them (non-temporal stores), where the output is aligned for
-    /// them: for outputs far bigger than the caches, whose lines would only
-    /// be read from memory to be overwritten.
+    /// Non-temporal, where the output is aligned for it: for outputs far
+    /// beyond the caches, whose lines would be read only to be overwritten.
     Streaming,
 }
 
@@ -70,18 +60,15 @@ pub fn avx2_encode_into(
     match stores {
         // SAFETY: the CPU has AVX2 (checked above).
         Stores::Streaming => unsafe { encode_streaming(input, opts, output) },
-        // SAFETY: the CPU has AVX2 (checked above); cached stores take any
-        // address.
+        // SAFETY: as above; cached stores take any address.
         Stores::Cached => unsafe { encode_checked::<false>(input, opts, output) },
     }
 }
 
 /// Streaming stores need 32-byte aligned targets: the groups before the
-/// first aligned one are encoded plainly, if group boundaries (4 bytes
-/// apart) meet alignment at all.
+/// first aligned one go plainly, if group boundaries (4 bytes) meet one.
 ///
 /// # Safety
-///
 /// The CPU must have AVX2.
 #[inline(never)]
 unsafe fn encode_streaming(
@@ -100,9 +87,8 @@ unsafe fn encode_streaming(
         return encode_tail(input, opts, output);
     }
     let head_written = encode_tail(&input[..head], opts, &mut output[..head / 3 * 4]);
-    // SAFETY: the CPU has AVX2 (this function's contract), and the output
-    // now starts 32-byte aligned: `head` groups of 4 characters move it
-    // `32 - misalignment` bytes on.
+    // SAFETY: the CPU has AVX2 (this function's contract), and `head` groups
+    // of 4 characters bring the output to 32-byte alignment.
     head_written
         + unsafe { encode_checked::<true>(&input[head..], opts, &mut output[head_written..]) }
 }
@@ -110,7 +96,6 @@ unsafe fn encode_streaming(
 /// The rounds, then the tail; `output` is exactly the encoding's length.
 ///
 /// # Safety
-///
 /// The CPU must have AVX2, and when `STREAMING` `output` must start
 /// 32-byte aligned.
 #[inline(always)]
@@ -133,19 +118,17 @@ unsafe fn encode_checked<const STREAMING: bool>(
 }
 
 /// Whether `avx2_encode_lines_into` takes lines of `lines.length` characters:
-/// MIME's 76 and PEM's 64 (RFC 2045, RFC 7468), with either break. Each
-/// gets code of its own, its rounds known when it is compiled; a loop over
-/// a length read at run time let the compiler prepare the multiplies
-/// outside it, far slower (`Multipliers`), slower than copying lines.
+/// MIME's 76 and PEM's 64 (RFC 2045, RFC 7468). Each gets code of its own: a
+/// length read at run time let the compiler prepare the multiplies outside
+/// the loop (`Multipliers`), slower than copying lines.
 pub fn takes_lines(lines: Lines) -> bool {
     matches!(lines.length, 64 | 76)
 }
 
 /// Encodes `input` in lines of `lines.length` characters (`takes_lines`),
-/// `lines.line_break` between two lines and none after the last, straight
-/// into `output`, which must be exactly that long; returns its length.
-/// Panics on another length, on lines it does not take, or on a CPU
-/// without AVX2.
+/// `lines.line_break` between two lines, into `output`, which must be exactly
+/// that long; returns its length. Panics on another length, on lines it does
+/// not take, or on a CPU without AVX2.
 pub fn avx2_encode_lines_into(
     input: &[u8],
     opts: EncodeOptions,
@@ -161,10 +144,8 @@ pub fn avx2_encode_lines_into(
         "wrapped output sized exactly"
     );
     assert!(available(), "the AVX2 encoder on a CPU without AVX2");
-    // SAFETY: the CPU has AVX2 (checked above); `output` holds every line
-    // and break (the length checked above); the line lengths are those
-    // `takes_lines` takes, whole rounds' groups (multiples of 4) of at
-    // least a round.
+    // SAFETY: the CPU has AVX2 and `output` holds every line and break (both
+    // checked above); 76 and 64 are multiples of 4 and at least 32.
     let (mut read, mut written) = unsafe {
         if lines.length == 76 {
             line_rounds::<76>(input, output, opts, lines.line_break)
@@ -174,9 +155,8 @@ pub fn avx2_encode_lines_into(
     };
     #[cfg(any(test, feature = "testing"))]
     count_rounds(Rounds::Encode, read);
-    // The lines whose last round would read past the input: plainly, each
-    // with the break that a character after it needs. The first of them
-    // writes over the junk a last pair of `line_rounds` leaves after it.
+    // The lines whose last round would read past the input, plainly; the
+    // first writes over the junk a last pair of `line_rounds` leaves.
     while read < input.len() {
         let piece = &input[read..input.len().min(read + line_input)];
         let len = encoded_len(piece.len(), opts.padding).expect("a line's encoding fits");
@@ -196,7 +176,6 @@ pub fn avx2_encode_lines_into(
 }
 
 /// # Safety
-///
 /// None to keep: off x86-64 `available` is false, so nothing calls it.
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn line_rounds<const LENGTH: usize>(
@@ -208,22 +187,16 @@ unsafe fn line_rounds<const LENGTH: usize>(
     unreachable!("`available` is false off x86-64")
 }
 
-/// Encodes the whole lines of `input` whose rounds read nothing past it,
-/// each followed by its break (a character follows: the input goes on for
-/// at least 4 bytes); returns the bytes read and written. A line is the
-/// rounds at its characters 0, 32, 64, ... and one at its last 32
-/// characters, which writes over some of the one before (the same
-/// characters) when the length is not a multiple of 32. `output` must hold
-/// the lines and their breaks (it is checked). Lines of 76 characters go
-/// two at a time where the input allows (`pairs_of_lines`): five rounds a
-/// pair, where two lines alone take six; when the last lines encoded here
-/// are a pair's, up to 3 bytes after what it returns as written are junk,
-/// which the caller's next line (one follows: `pairs_of_lines`) writes over.
+/// Encodes the whole lines of `input` whose rounds read nothing past it, each
+/// with its break (the input goes on for at least 4 bytes); returns the bytes
+/// read and written. A line's rounds are at its characters 0, 32, ... and its
+/// last 32 (overlapping when `LENGTH` is not a multiple of 32). Lines of 76
+/// go in pairs first (`pairs_of_lines`), which may leave up to 3 junk bytes
+/// past the written length for the caller's next line to overwrite. `output`
+/// must hold the lines and breaks (it is checked).
 ///
 /// # Safety
-///
-/// The CPU must have AVX2, and `LENGTH` must be a multiple of 4 and at
-/// least 32.
+/// The CPU must have AVX2, and `LENGTH` be a multiple of 4 and at least 32.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn line_rounds<const LENGTH: usize>(
@@ -236,9 +209,8 @@ unsafe fn line_rounds<const LENGTH: usize>(
     let crlf = line_break == LineBreak::CrLf;
     let line_input = length / 4 * 3;
     let stride = length + 1 + usize::from(crlf);
-    // A line's last round reads 4 bytes past the line: line k is encoded
-    // here when (k + 1) line_input + 4 <= input.len(); and the first line's
-    // first round reads 32 bytes.
+    // Line k's last round reads 4 bytes past it, so it is encoded here when
+    // (k + 1) line_input + 4 <= input.len(); the first round reads 32 bytes.
     let count = match input.len() {
         len if len < 32 => 0,
         len => (len - 4) / line_input,
@@ -246,7 +218,6 @@ unsafe fn line_rounds<const LENGTH: usize>(
     assert!(count * stride <= output.len());
     // SAFETY: the CPU has AVX2 (this function's contract).
     let (constants, multipliers) = unsafe { (Constants::new(opts.alphabet), Multipliers::new()) };
-    // MIME's lines go two at a time first, as far as they can.
     let done = if LENGTH == 76 {
         // SAFETY: the CPU has AVX2 (this function's contract).
         2 * unsafe { pairs_of_lines(input, output, &constants, multipliers, crlf) }
@@ -259,19 +230,16 @@ unsafe fn line_rounds<const LENGTH: usize>(
     // pointer from before it is written through after it.
     let src = input.as_ptr();
     let dst = output.as_mut_ptr().cast::<u8>();
-    // The character offsets of a line's rounds, multiples of 4.
     let last = length - 32;
     for line in done..count {
-        // SAFETY: the CPU has AVX2 (this function's contract). Line k's
-        // input starts at k line_input and its output at k stride, within
-        // both (k < count). Round `at` of line k reads input[k line_input +
-        // 3 at / 4 - 4 ..][..32], which ends by (k + 1) line_input + 4 (as
-        // at <= length - 32), within the input by `count`, and starts within
-        // it but for the first round of the first line, which reads
-        // input[0..32] instead (the input has 32 bytes, or `count` is 0) and
-        // moves them 4 bytes up. It writes the line's characters at .. at +
-        // 32, within the line (at <= length - 32), and the break's bytes
-        // follow the line: all within the output (the assert above).
+        // SAFETY: the CPU has AVX2 (this function's contract). Line k < count
+        // starts at input k line_input and output k stride. Its round at
+        // character `at` (a multiple of 4, at most length - 32) reads
+        // input[k line_input + 3 at / 4 - 4 ..][..32]: that ends by (k + 1)
+        // line_input + 4, within the input by `count`, and starts in it but
+        // for line 0's first round, which reads input[0..32] instead (`count`
+        // is 0 under 32 bytes). Its stores are the line's characters and its
+        // break: within the output by the assert above.
         unsafe {
             let (line_src, line_dst) = (src.add(line * line_input), dst.add(line * stride));
             let mut bytes = if line == 0 {
@@ -280,10 +248,8 @@ unsafe fn line_rounds<const LENGTH: usize>(
             } else {
                 _mm256_loadu_si256(line_src.sub(4).cast())
             };
-            // Opaque once a line: its rounds are one block of code. Made
-            // after the branch above: before it, the compiler prepares the
-            // multiplies there, and the rounds after the branch widen them
-            // (`Multipliers`).
+            // Opaque once a line, made after the branch: before it, the
+            // compiler prepares the multiplies there and the rounds widen them.
             let multipliers = black_box(multipliers);
             let mut at = 0;
             loop {
@@ -300,10 +266,7 @@ unsafe fn line_rounds<const LENGTH: usize>(
     (count * line_input, count * stride)
 }
 
-/// Writes a line break at `at`: `\r\n` when `crlf`, else `\n`.
-///
 /// # Safety
-///
 /// `at` must be valid for writes of the break's bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -319,17 +282,14 @@ unsafe fn write_break(at: *mut u8, crlf: bool) {
     }
 }
 
-/// MIME's lines two at a time, A then B: each line's rounds at its
-/// characters 0 and 32, and one round for both lines' last 12 characters,
-/// its low lane A's and its high lane B's, where a line alone takes a third
-/// round. Encodes the first `2 pairs` lines, each followed by its break, and
-/// returns `pairs`: the pairs whose rounds read nothing past the input, the
-/// input going on for at least 7 bytes after B. `output` is the wrapped
-/// encoding of all of `input` in lines of 76 characters, `crlf` telling the
-/// break (its length is checked).
+/// MIME's lines two at a time, A then B: rounds at each line's characters 0
+/// and 32, then one round for A's last 12 (low lane) and B's (high lane),
+/// where a line alone takes a third round. Encodes the first `2 pairs` lines
+/// with their breaks, `pairs` being those whose rounds read nothing past the
+/// input and leave at least 7 bytes after B; returns `pairs`. `output` is the
+/// wrapped encoding of all of `input` (its length is checked).
 ///
 /// # Safety
-///
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -344,14 +304,12 @@ unsafe fn pairs_of_lines(
     const LENGTH: usize = 76;
     const LINE_INPUT: usize = 57;
     let stride = LENGTH + 1 + usize::from(crlf);
-    // The shared round reads B's input[48..64], 7 bytes past B's 57: pair p
-    // (lines 2p and 2p + 1) is encoded here when 114 (p + 1) + 7 <=
-    // input.len().
+    // The shared round reads B's input[48..64], 7 bytes past B: pair p
+    // (lines 2p and 2p + 1) needs 114 (p + 1) + 7 <= input.len().
     let pairs = input.len().saturating_sub(7) / (2 * LINE_INPUT);
-    // The last pair's B starts at (2 pairs - 1) stride, and its shared round
-    // writes its characters 64..80. The output holds them: the input goes
-    // on for 7 bytes after B, so another line of at least 10 characters
-    // follows B's break, and stride + 10 >= 80.
+    // The last B's shared round writes its characters 64..80: the output has
+    // them, as the 7 input bytes after B make a line of at least 10
+    // characters after B's break, and stride + 10 >= 80.
     assert!(pairs == 0 || (2 * pairs - 1) * stride + LENGTH + 4 <= output.len());
     // SAFETY: the CPU has AVX2 (this function's contract).
     let (breaks, break_bytes) = unsafe { line_breaks(crlf) };
@@ -361,22 +319,16 @@ unsafe fn pairs_of_lines(
         // Opaque once a pair: its rounds are one block of code.
         let multipliers = black_box(multipliers);
         // SAFETY: the CPU has AVX2 (this function's contract). A starts at
-        // 114 pair and B at 114 pair + 57 of the input, A at 2 pair stride
-        // and B a stride later of the output. The loads: the rounds at
-        // characters 0 and 32 read a line's input[-4..28] and input[20..52];
-        // the shared round A's input[44..60] and B's input[48..64], which
-        // ends at 114 (pair + 1) + 7, within the input by `pairs`. Only the
-        // first line's input[-4..] is not the input's: its round reads
-        // input[0..32] instead (the input has 121 bytes, or `pairs` is 0)
-        // and moves them 4 bytes up. The stores: each writes within a line
-        // and the 4 bytes after it, so within the output, as B's last are
-        // (the assert above). The shared round writes A's and B's
-        // output[64..80]: 12 characters, the break, then junk (2 bytes after
-        // a CRLF, 3 after an LF) over the first characters of the line
-        // after: B's, and that after B (there is one: see the assert). It
-        // comes first, so that the stores after it write over that junk:
-        // B's rounds here, and the line after B by the next pair,
-        // `line_rounds` or the caller's plain lines.
+        // input 114 pair and output 2 pair stride, B 57 and a stride later.
+        // The rounds at characters 0 and 32 read a line's input[-4..28] and
+        // input[20..52], the shared one A's input[44..60] and B's
+        // input[48..64], which ends at 114 (pair + 1) + 7, within the input
+        // by `pairs`; line 0's first round reads input[0..32] instead
+        // (`pairs` is 0 under 121 bytes). Each store writes within a line and
+        // the 4 bytes after it, within the output (B's last by the assert).
+        // The shared round's, of 12 characters, the break and 2 or 3 junk
+        // bytes, goes first, so that B's rounds here and the line after B
+        // (the next pair's, `line_rounds`' or the caller's) overwrite the junk.
         unsafe {
             let (a_src, a_dst) = (src.add(2 * pair * LINE_INPUT), dst.add(2 * pair * stride));
             let (b_src, b_dst) = (a_src.add(LINE_INPUT), a_dst.add(stride));
@@ -387,9 +339,8 @@ unsafe fn pairs_of_lines(
                 _mm256_loadu_si256(a_src.sub(4).cast())
             };
             let a_second = _mm256_loadu_si256(a_src.add(20).cast());
-            // A's input[48..57] at the low lane's bytes 4..13, where
-            // `shuffle` reads that lane's 12 bytes; B's at the high lane's
-            // bytes 0..9.
+            // A's input[48..57] at the low lane's bytes 4..13, B's at the high
+            // lane's 0..9, where `shuffle` reads each lane's 12 bytes.
             let tails = _mm256_loadu2_m128i(b_src.add(48).cast(), a_src.add(44).cast());
             let b_first = _mm256_loadu_si256(b_src.sub(4).cast());
             let b_second = _mm256_loadu_si256(b_src.add(20).cast());
@@ -405,14 +356,12 @@ unsafe fn pairs_of_lines(
     pairs
 }
 
-/// What the shared round of `pairs_of_lines` blends in: each lane's line
-/// break after its 12 characters, and the mask of the break's bytes. A
-/// blend, so that no store of a byte or two (and no branch on the break,
-/// which costs the rounds after it their 16-bit multiplies) is left in the
-/// loop.
+/// What the shared round of `pairs_of_lines` blends in: each lane's break
+/// after its 12 characters, and the mask of its bytes. A blend leaves no byte
+/// store in the loop, nor a branch on the break, which costs the rounds after
+/// it their 16-bit multiplies.
 ///
 /// # Safety
-///
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -433,10 +382,9 @@ unsafe fn line_breaks(crlf: bool) -> (__m256i, __m256i) {
     }
 }
 
-/// Plain code, the definition of the encoding (RFC 4648 section 4) that
-/// the rounds are held to: it encodes what the rounds leave (an input under
-/// 16 bytes, a group between the rounds, the bytes after the whole groups
-/// and the padding). `output` is exactly the encoding of `input`.
+/// Plain code, the definition (RFC 4648 section 4) the rounds are held to,
+/// for what they leave: inputs under 16 bytes, a group between rounds, the
+/// bytes after the whole groups. `output` is exactly the encoding of `input`.
 fn encode_tail(input: &[u8], opts: EncodeOptions, output: &mut [MaybeUninit<u8>]) -> usize {
     let characters = characters(opts.alphabet);
     let char_of = |value: u32| characters[(value & 63) as usize];
@@ -458,11 +406,9 @@ fn encode_tail(input: &[u8], opts: EncodeOptions, output: &mut [MaybeUninit<u8>]
     written + encode_partial(groups.remainder(), opts, &mut output[written..])
 }
 
-/// The last group of an input, `rest` (at most 2 bytes: none if the input
-/// is whole groups), into `output`, exactly its characters and padding;
-/// returns their length. Inlined where the rounds leave only it, as they
-/// do for every input of 16 bytes and more: called, it was a noticeable
-/// part of a short encode.
+/// The input's last partial group, `rest` (0 to 2 bytes), and its padding,
+/// into `output`, exactly their length; returns it. Always inlined: every
+/// input of 16 bytes or more ends here, where a call showed in short encodes.
 #[inline(always)]
 fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [MaybeUninit<u8>]) -> usize {
     let characters = characters(opts.alphabet);
@@ -475,8 +421,7 @@ fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [MaybeUninit<u8
     };
     let third = if chars == 3 { char_of(bits >> 6) } else { b'=' };
     let quad = [char_of(bits >> 18), char_of(bits >> 12), third, b'='];
-    // Each length a copy of its own: one of a length read at run time is a
-    // call to `memcpy`.
+    // A copy per length: one of a length read at run time calls `memcpy`.
     let len = if opts.padding { 4 } else { chars };
     match len {
         4 => put(&mut output[..4], &quad),
@@ -487,7 +432,6 @@ fn encode_partial(rest: &[u8], opts: EncodeOptions, output: &mut [MaybeUninit<u8
 }
 
 /// # Safety
-///
 /// None to keep: off x86-64 `available` is false, so nothing calls it.
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn rounds<const STREAMING: bool>(
@@ -498,13 +442,11 @@ unsafe fn rounds<const STREAMING: bool>(
     unreachable!("`available` is false off x86-64")
 }
 
-/// Encodes every whole 3-byte group of `input` into the start of
-/// `output`, if it has at least 16 bytes (`half_rounds` under 32); returns
-/// the bytes read and written (none for a shorter input). `output` must
-/// hold at least the encoding of the groups (it is checked).
+/// Encodes every whole 3-byte group of an `input` of at least 16 bytes
+/// (`half_rounds` under 32) into the start of `output`, which must hold them
+/// (it is checked); returns the bytes read and written (none under 16).
 ///
 /// # Safety
-///
 /// The CPU must have AVX2, and when `STREAMING` `output` must start
 /// 32-byte aligned.
 #[cfg(target_arch = "x86_64")]
@@ -514,10 +456,9 @@ unsafe fn rounds<const STREAMING: bool>(
     output: &mut [MaybeUninit<u8>],
     opts: EncodeOptions,
 ) -> (usize, usize) {
-    // Round r reads input[24r - 4 .. 24r + 28]; round 0, with nothing before
-    // it, reads input[0..32] instead and moves it 4 bytes up. So input
-    // shorter than 32 bytes gets no round, and `rounds` rounds need
-    // 24 (rounds - 1) + 28 = 24 rounds + 4 <= input.len() bytes: this count.
+    // Round r reads input[24r - 4 .. 24r + 28], round 0 input[0..32] moved 4
+    // bytes up: so rounds need 32 bytes, and `rounds` of them 24 (rounds - 1)
+    // + 28 = 24 rounds + 4 <= input.len() bytes.
     let len = input.len();
     if len < 32 {
         // SAFETY: the CPU has AVX2 (this function's contract).
@@ -532,10 +473,8 @@ unsafe fn rounds<const STREAMING: bool>(
     let src = input.as_ptr();
     let dst = output.as_mut_ptr().cast::<u8>();
     // SAFETY: the CPU has AVX2 (this function's contract). Round 0 reads
-    // input[0..32], within the input since it has at least 32 bytes, and
-    // writes output[0..32], within it by the assert above; when
-    // `STREAMING`, at the aligned start of the output (this function's
-    // contract).
+    // input[0..32] (len >= 32) and writes output[0..32] (the assert above),
+    // the output's start, 32-byte aligned when `STREAMING` (the contract).
     let (constants, multipliers) = unsafe {
         let (constants, multipliers) = (Constants::new(opts.alphabet), Multipliers::new());
         let first = _mm256_loadu_si256(src.cast());
@@ -549,10 +488,8 @@ unsafe fn rounds<const STREAMING: bool>(
         let multipliers = black_box(multipliers);
         for r in r..r + 4 {
             // SAFETY: the CPU has AVX2 (this function's contract). Round r <
-            // rounds reads input[24r - 4 .. 24r + 28], within the input by
-            // the count above, and writes output[32r .. 32r + 32], within it
-            // by the assert above; 32-byte aligned when `STREAMING`, as the
-            // output's start is.
+            // rounds reads and writes in bounds (the count and the assert
+            // above), 32-byte aligned when `STREAMING`, as the output's start.
             unsafe {
                 let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
                 store::<STREAMING>(dst.add(32 * r), constants.round(bytes, multipliers));
@@ -569,26 +506,22 @@ unsafe fn rounds<const STREAMING: bool>(
         }
         r += 1;
     }
-    // The groups the rounds left (at most 9): the last 8 by one more round,
-    // which reads the input's last 32 bytes, so as to read nothing past it,
-    // and rewrites the characters of any group the rounds wrote too (the
-    // same); the one before them, if any, plainly, last: its borrow of
-    // `output` ends what `dst` may write.
+    // The groups left (at most 9): the last 8 by a round over the input's
+    // last 32 bytes, rewriting any the rounds wrote; the one before, plainly
+    // and last, as its borrow of `output` ends what `dst` may write.
     let last = whole - 24;
     // SAFETY: the CPU has AVX2 (this function's contract). The last round
     // reads input[len - 32 .. len] and writes output[4 last / 3 ..][..32],
     // which ends at 4 whole / 3, within the output by the assert above.
     unsafe {
         if STREAMING {
-            // Streaming stores are weakly ordered: all of them before the
-            // stores below, and whatever this thread writes next (the term
-            // that hands the output over).
+            // Streaming stores are weakly ordered: fence them before the
+            // stores below and the term that hands the output over.
             _mm_sfence();
         }
-        // The window input[last..whole] is bytes 8 - cut .. 32 - cut of
-        // those 32, `cut` being the bytes after the whole groups: after
-        // moving their 4-byte words 1-4 to the low lane and 4-7 to the high
-        // one, each lane holds its 12 bytes from its byte 4 - cut.
+        // The window input[last..whole] is bytes 8 - cut .. 32 - cut of the
+        // 32, `cut` being the bytes after the whole groups; with words 1-4 in
+        // the low lane and 4-7 in the high, each lane's 12 start at 4 - cut.
         let bytes = _mm256_loadu_si256(src.add(len - 32).cast());
         let bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(1, 2, 3, 4, 4, 5, 6, 7));
         let cut = _mm256_set1_epi8((len - whole) as i8);
@@ -606,14 +539,12 @@ unsafe fn rounds<const STREAMING: bool>(
     (whole, whole / 3 * 4)
 }
 
-/// Inputs of 16 to 31 bytes, on 128-bit registers: rounds of 12 bytes, a
-/// lane's, at bytes 0 and (from 27 whole bytes) 12, and the last whole
-/// groups read from the input's last 16 bytes, as `rounds` does with 32;
-/// returns the bytes read and written (none for a shorter input). `output`
-/// must hold at least the encoding of the groups (it is checked).
+/// Inputs of 16 to 31 bytes, on 128-bit registers: a lane's rounds of 12
+/// bytes at bytes 0 and (from 27 whole bytes) 12, and the last whole groups
+/// from the input's last 16 bytes, as `rounds` does with 32; returns the bytes
+/// read and written (none under 16). `output` must hold the groups (checked).
 ///
 /// # Safety
-///
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -631,12 +562,11 @@ unsafe fn half_rounds(
     assert!(whole / 3 * 4 <= output.len());
     let src = input.as_ptr();
     let dst = output.as_mut_ptr().cast::<u8>();
-    // SAFETY: the CPU has AVX2 (this function's contract). The first round
-    // reads input[0..16], the second (when whole > 24, so len >= 27)
-    // input[8..24], the last input[len - 16 .. len], all within the input
-    // (len >= 16); they write output[0..16], output[16..32] and the 16
-    // characters that end at 4 whole / 3, all within the encoding of the
-    // whole groups (the assert above; whole >= 15).
+    // SAFETY: the CPU has AVX2 (this function's contract). The rounds read
+    // input[0..16], input[8..24] (when whole > 24, so len >= 27) and
+    // input[len - 16 .. len] (len >= 16); they write output[0..16],
+    // output[16..32] and the 16 bytes that end at 4 whole / 3, all within
+    // the whole groups' encoding (the assert above; whole >= 15).
     unsafe {
         let constants = Constants::new(opts.alphabet);
         let multipliers = black_box(Multipliers::new());
@@ -660,11 +590,7 @@ unsafe fn half_rounds(
     (whole, whole / 3 * 4)
 }
 
-/// Writes a round's characters to `at`, with a streaming store when
-/// `STREAMING`.
-///
 /// # Safety
-///
 /// The CPU must have AVX2, and `at` must be valid for 32 bytes of writes,
 /// 32-byte aligned when `STREAMING`.
 #[cfg(target_arch = "x86_64")]
@@ -681,15 +607,11 @@ unsafe fn store<const STREAMING: bool>(at: *mut u8, characters: __m256i) {
     }
 }
 
-/// The two multiplies that cut a group's bits into 6-bit values. Taken by
-/// every loop iteration through `black_box`, so that the compiler cannot
-/// see their values in the loop: seeing them, it turns each multiply into
-/// shifts and blends (powers of two) or into widened multiplies prepared
-/// outside the loop, either of them far slower.
-///
-/// Its functions and `Constants`' are inlined into the rounds, which
-/// enable AVX2; they enable none themselves, so that their intrinsics are
-/// unsafe calls on every Rust this crate takes, in blocks with their proof.
+/// The two multiplies that cut a group into 6-bit values, taken by each loop
+/// iteration through `black_box`: seeing their values, the compiler turns
+/// them into shifts and blends, or widened multiplies prepared outside the
+/// loop, both far slower. Its and `Constants`' functions enable no target
+/// feature, so their intrinsics stay unsafe calls, each with its proof.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Multipliers {
@@ -700,25 +622,19 @@ struct Multipliers {
 #[cfg(target_arch = "x86_64")]
 impl Multipliers {
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn new() -> Multipliers {
         // SAFETY: the CPU has AVX2 (this function's contract).
         unsafe {
             Multipliers {
-                // A high multiply by 2^6 and 2^10: the low 16-bit word right
-                // by 10 bits, the high one by 6.
                 first_third: _mm256_set1_epi32(0x0400_0040),
-                // A low multiply by 2^4 and 2^8: the low word left by 4
-                // bits, the high one by 8.
                 second_fourth: _mm256_set1_epi32(0x0100_0010),
             }
         }
     }
 }
 
-/// The other vectors a round works with.
 #[cfg(target_arch = "x86_64")]
 struct Constants {
     shuffle: __m256i,
@@ -731,31 +647,27 @@ struct Constants {
 #[cfg(target_arch = "x86_64")]
 impl Constants {
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn new(alphabet: Alphabet) -> Constants {
         // SAFETY: the CPU has AVX2 (this function's contract).
         unsafe {
             Constants {
-                // Each 32-bit lane gets one group a, b, c as the bytes b, a, c,
-                // b: its low 16-bit word holds a then b, its high word b then c.
-                // The low lane's 12 bytes start at its byte 4, the high lane's
-                // at its byte 0.
+                // Each 32-bit lane gets a group a, b, c as b, a, c, b: its low
+                // 16-bit word a then b, its high word b then c. The low lane's
+                // 12 bytes start at its byte 4, the high lane's at 0.
                 shuffle: _mm256_setr_epi8(
                     5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14, //
                     1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10,
                 ),
-                // The same for the last round, whose lanes both hold their 12
-                // bytes from byte 4 (before it subtracts the cut).
+                // For the last round, both lanes from byte 4 (less the cut).
                 last_shuffle: _mm256_setr_epi8(
                     5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14, //
                     5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14,
                 ),
-                // `encode` takes bytes 1 and 3 of each lane from the low
-                // multiply, 0 and 2 from the high one...
+                // `encode` takes each lane's bytes 1 and 3 from the low
+                // multiply, 0 and 2 from the high one, and keeps 6 bits.
                 odd_bytes: _mm256_set1_epi32(0xFF00_FF00_u32 as i32),
-                // ...and keeps their low 6 bits.
                 six_bits: _mm256_set1_epi8(0x3F),
                 // What `encode` adds to each range of 6-bit values: index 0 for
                 // 0-25 (`A`), 1 for 26-51 (`a`), 2-11 for 52-61 (`0`), 12 for
@@ -778,7 +690,6 @@ impl Constants {
     /// at its bytes 4..16, the high lane's at 0..12).
     ///
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn round(&self, bytes: __m256i, multipliers: Multipliers) -> __m256i {
@@ -790,7 +701,6 @@ impl Constants {
     /// (`encode` works lane by lane, so the low lane's are these).
     ///
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn encode128(&self, groups: __m128i, multipliers: Multipliers) -> __m128i {
@@ -802,19 +712,15 @@ impl Constants {
     /// lane as `shuffle` leaves them.
     ///
     /// # Safety
-    ///
     /// The CPU must have AVX2.
     #[inline(always)]
     unsafe fn encode(&self, groups: __m256i, multipliers: Multipliers) -> __m256i {
         // SAFETY: the CPU has AVX2 (this function's contract).
         unsafe {
-            // Each 6-bit value to the low bits of a byte of its own. The
-            // high multiply gives a's high 6 bits in byte 0 (the low word
-            // right by 10), b's low 6 bits then c's high 2 in byte 2 (the
-            // high word right by 6)...
+            // Each 6-bit value to the low bits of a byte of its own: the high
+            // multiply (low word right by 10 bits, high word by 6) gives bytes
+            // 0 and 2, the low one (low word left by 4, high by 8) 1 and 3.
             let first_third = _mm256_mulhi_epu16(groups, multipliers.first_third);
-            // ...the low one a's low 6 bits then b's high 4 in byte 1 (the
-            // low word left by 4), c in byte 3 (the high word left by 8).
             let second_fourth = _mm256_mullo_epi16(groups, multipliers.second_fourth);
             let values = _mm256_and_si256(
                 _mm256_blendv_epi8(first_third, second_fourth, self.odd_bytes),

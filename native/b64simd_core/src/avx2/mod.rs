@@ -1,10 +1,7 @@
-//! b64simd's own kernels, for x86-64 CPUs with AVX2: a Base64 encoder
-//! (`encode`) and a decoder of short text (`decode`), each where
-//! simdutf's measured slower (`bench/README.md`, "Kernels"). Whether the
-//! CPU runs them is checked here, once for both; `crate::dispatch` and
-//! `decode::short` say where each runs. Their helpers are
-//! `#[inline(always)]`: only inlined into a function compiled for AVX2 do
-//! their intrinsics compile to instructions rather than calls.
+//! b64simd's own kernels for x86-64 CPUs with AVX2, an encoder and a decoder
+//! of short text, each where simdutf's measured slower (`bench/README.md`,
+//! "Kernels"). Their helpers are `#[inline(always)]`: only inlined into a
+//! function compiled for AVX2 do their intrinsics become instructions.
 
 pub mod decode;
 pub mod encode;
@@ -23,8 +20,7 @@ pub fn available() -> bool {
     }
 }
 
-/// Which of our AVX2 code a call reached: the encoder's rounds, or the
-/// decoder's (`decode`).
+/// Which of our AVX2 kernels' rounds a call reached.
 #[cfg(any(test, feature = "testing"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rounds {
@@ -38,10 +34,9 @@ thread_local! {
         const { [std::cell::Cell::new(0), std::cell::Cell::new(0)] };
 }
 
-/// How many calls on this thread ran some of their input through these
-/// `rounds` (tests and the fuzzer only): they fail unless this grows where
-/// the CPU has AVX2, so that a path that silently stopped reaching the
-/// rounds cannot pass them.
+/// How many calls on this thread ran input through these `rounds`: the tests
+/// and the fuzzer check it grows on AVX2, so that a path that silently
+/// stopped reaching the rounds fails them.
 #[cfg(any(test, feature = "testing"))]
 pub fn calls_with_rounds(rounds: Rounds) -> usize {
     CALLS_WITH_ROUNDS.with(|calls| calls[rounds as usize].get())
