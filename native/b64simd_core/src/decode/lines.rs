@@ -1,49 +1,31 @@
-//! Line-wrapped input (MIME bodies, PEM files) decoded without simdutf's
-//! whitespace path. simdutf decodes text that has a line break in nearly
-//! every 64-byte block far slower than unbroken text (`bench/README.md`,
-//! "Kernels"). The usual shape, lines of one length (a multiple
-//! of 4) each ended by the same break, is instead gathered a block of lines
-//! at a time into a scratch buffer that stays in L1, without the breaks,
-//! and decoded as unbroken text.
-//!
-//! Why the result is exactly what the general path gives: only bytes where
-//! the shape puts a break, and only when they are that break (whitespace,
-//! which every decode mode that comes here skips), are dropped, and a block
-//! is kept only if everything else in it is alphabet characters in whole
-//! quanta (`simdutf::decodes_whole`). So the kept blocks decode as they would
-//! anyway and end on a whole quantum with nothing pending; the general path
-//! carries on from there with the last line (which may hold padding) and
-//! whatever does not fit the shape, its error offsets shifted by what was
-//! kept.
+//! Line-wrapped input (MIME, PEM) decoded without simdutf's whitespace path,
+//! slow with a break in nearly every block (`bench/README.md`, "Kernels"): lines
+//! of one length and break are gathered a block at a time into L1 scratch and
+//! decoded as unbroken text. Only breaks where the shape puts them are dropped, and
+//! a block is kept only if the rest is whole quanta, so the result is the general path's.
 
 use crate::options::{Alphabet, LineBreak};
 use crate::scratch::with_line_scratch;
 use crate::simdutf::{decodes_whole, Window};
 use std::mem::MaybeUninit;
 
-/// Lines of the usual shape: `length` characters, then `line_break`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LineShape {
     length: usize,
     line_break: LineBreak,
 }
 
-/// Inputs shorter than this are left to the general path: the line path
-/// saves little on a few lines.
+/// Shorter inputs are left to the general path: a few lines gain little.
 pub const MIN_INPUT: usize = 512;
 
-/// MIME's 76 characters and PEM's 64 (RFC 2045, RFC 7468): a line of
-/// either is recognised by two loads at any input length.
+/// MIME's and PEM's lengths, recognised by two loads at any input length.
 const USUAL_LENGTHS: [usize; 2] = [76, 64];
 
-/// Other lengths are found by looking for the first LF this far in, which
-/// costs a few nanoseconds: only in inputs long enough that this is noise.
+/// Other lengths: a search for the first LF this far in, where its cost is noise.
 pub const LONGEST_LINE: usize = 256;
 const ANY_LENGTH_MIN_INPUT: usize = 64 * 1024;
 
-/// The shape of `input`'s first line, if it is one `decode_lines` can use:
-/// a multiple of 4 characters (so each line is whole quanta), ended by LF
-/// or CRLF.
+/// `input`'s first line's shape, if usable: a multiple of 4 characters, then LF or CRLF.
 pub fn shape_of(input: &[u8]) -> Option<LineShape> {
     if input.len() < MIN_INPUT {
         return None;
@@ -66,18 +48,13 @@ pub fn shape_of(input: &[u8]) -> Option<LineShape> {
             }
         }
     };
-    // Only whole quanta on a line: an earlier break or a space are caught by
-    // gather and decodes_whole.
+    // An earlier break or a space is caught by gather and decodes_whole.
     (length >= 4 && length % 4 == 0).then_some(LineShape { length, line_break })
 }
 
-/// Decodes the lines at the start of `input` that have `shape`, about
-/// `max_input` bytes of them (whole blocks), into `output` (room for 3
-/// bytes per 4 characters, or `BLOCK_OUTPUT` at least: it stops at the
-/// first block that does not fit). It also stops before the last line of
-/// the input, at the first line of another shape, and before a block that
-/// is not all alphabet in whole quanta; `consumed` is 0 if the first block
-/// is not.
+/// Decodes whole blocks of `shape` lines at the start of `input`, about
+/// `max_input` bytes, into `output` (room for all, or `BLOCK_OUTPUT`); stops at
+/// the last line, another shape, or a block that does not fit or decode whole.
 pub fn decode_lines(
     input: &[u8],
     shape: LineShape,
@@ -104,18 +81,14 @@ pub fn decode_lines(
     done
 }
 
-/// Characters gathered per block: 16 KiB, which stays in L1 and decodes to
-/// at most `BLOCK_OUTPUT` bytes.
+/// Characters gathered per block: stays in L1.
 const BLOCK_CHARS: usize = 16 * 1024;
 pub const BLOCK_OUTPUT: usize = BLOCK_CHARS / 4 * 3;
 
-/// Copies the characters of as many lines of `shape` at the start of
-/// `input` as fit into `chars`; returns the input bytes they and their
-/// breaks take, and the characters copied.
+/// Copies the characters of the `shape` lines that fit `chars`: (input taken, copied).
 fn gather(input: &[u8], shape: LineShape, chars: &mut [u8]) -> (usize, usize) {
     use LineBreak::{CrLf, Lf};
-    // With the shape a constant, each line's copy compiles to a few moves
-    // instead of a memcpy call.
+    // A constant shape makes each line's copy a few moves, not a memcpy call.
     match (shape.length, shape.line_break) {
         (76, CrLf) => gather_lines(input, 76, CrLf, chars),
         (76, Lf) => gather_lines(input, 76, Lf, chars),
@@ -133,8 +106,7 @@ fn gather_lines(
 ) -> (usize, usize) {
     let line_break = line_break.bytes();
     let stride = length + line_break.len();
-    // Only lines with at least one byte after their break: the last line
-    // of the input is left to the general path.
+    // The input's last line (no byte after its break) is the general path's.
     let available = input.len().saturating_sub(1) / stride;
     let mut lines = 0;
     for (line, slot) in input

@@ -1,24 +1,14 @@
-//! `mime_decode`: exactly OTP 26's `base64:mime_decode/2` (lib/stdlib/src/
-//! base64.erl), which reads its input as RFC 2045 section 6.8 asks: every
-//! byte outside the alphabet is skipped, a `=` in mid-stream included. What
-//! OTP's code does, read as rules on the alphabet characters alone:
+//! `mime_decode`: exactly OTP 26's `base64:mime_decode/2`, which skips every
+//! byte outside the alphabet (RFC 2045 section 6.8), a mid-stream `=` too. As
+//! rules on the alphabet characters alone:
+//! - 4k characters: the data they encode;
+//! - 4k + 1: `{incomplete, offset of the last character}` (OTP crashes);
+//! - 4k + 2 or 4k + 3: the partial group (unused bits dropped) if a `=` comes
+//!   after the last character or padding is optional, else `missing_padding`.
 //!
-//! - with 4k characters, the data they encode (any `=` anywhere is ignored);
-//! - with 4k + 1, an error (OTP crashes with `function_clause`; our reason is
-//!   `{incomplete, offset of the last character}`), padding or not;
-//! - with 4k + 2 or 4k + 3, the partial group decodes (unused bits dropped)
-//!   if a `=` comes anywhere after the last character; if none does,
-//!   `missing_padding` when padding is required (the default; OTP 25 crashes
-//!   with `function_clause` there), else the partial group decodes.
-//!
-//! simdutf's "accept garbage" mode stops at the first `=`, so it is not this.
-//! The fast path is the decode engine giving up where simdutf fails
-//! (`DecodeJob::giving_up`: the line path and simdutf's ordinary decode),
-//! which succeeds on clean MIME bodies (alphabet, CRLF, final padding) and
-//! then agrees with the rules above. Only when it gives up do we filter:
-//! copy the alphabet characters of a block into a scratch buffer (a
-//! branch-free loop) and decode whole groups of them with simdutf, carrying
-//! up to 3 characters to the next block. A job filters for good from there.
+//! simdutf's "accept garbage" mode stops at the first `=`, so it is not this. The
+//! fast path (`DecodeJob::giving_up`) agrees with these rules where it succeeds;
+//! where it gives up, the job filters alphabet characters into scratch for good.
 
 use super::DecodeJob;
 use crate::budget::Work;
@@ -33,16 +23,13 @@ use crate::simdutf::decode_loose;
 use simdutf::ErrorCode;
 use std::mem::MaybeUninit;
 
-/// Alphabet characters filtered per block: the scratch buffer stays in L1.
+/// Bytes filtered per block: the scratch buffer stays in L1.
 const BLOCK: usize = 16 * 1024;
 
-/// The filter's state between two blocks.
 #[derive(Clone, Debug)]
 struct Filter {
-    /// Where the filter is in the input and the output.
     in_pos: usize,
     out_pos: usize,
-    /// The alphabet's classes (`rules::class_table_for`).
     classes: &'static [u8; 256],
     /// Alphabet characters read but not decoded yet: fewer than 4.
     pending: [u8; 4],
@@ -57,12 +44,11 @@ struct Filter {
 pub struct MimeJob {
     opts: DecodeOptions,
     fast: DecodeJob,
-    /// Once the fast path has given up: the filter.
+    /// Set once the fast path has given up.
     filter: Option<Box<Filter>>,
 }
 
 impl MimeJob {
-    /// A `mime_decode` of `input`.
     pub fn new(input: &[u8], opts: DecodeOptions) -> MimeJob {
         MimeJob {
             opts,
@@ -123,8 +109,6 @@ impl Job for MimeJob {
         Some(Buffer::Data(lengths::maximal_decoded_len(input.len())))
     }
 
-    /// Decodes about `max_input` more bytes of input. `output` is the whole output, at least
-    /// `maximal_decoded_len(input.len())` bytes.
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         if self.filter.is_none() {
             match self.fast.step(input, output, max_input) {
@@ -148,7 +132,7 @@ impl Job for MimeJob {
         self.filter_step(input, output, max_input)
     }
 
-    /// Text with line breaks until it is filtered: MIME bodies have them.
+    /// MIME bodies have line breaks.
     fn work(&self) -> Work {
         match self.filter {
             Some(_) => Work::MimeFiltered,
@@ -158,14 +142,12 @@ impl Job for MimeJob {
 }
 
 impl Filter {
-    /// Appends the alphabet characters of `block` (at `offset` in the input)
-    /// to the pending ones in `chars`; returns how many `chars` holds.
+    /// Appends `block`'s alphabet characters to the pending ones in `chars`: the count.
     fn read(&mut self, block: &[u8], offset: usize, chars: &mut [u8]) -> usize {
         chars[..self.pending_len].copy_from_slice(&self.pending[..self.pending_len]);
         let mut count = self.pending_len;
         let classes = self.classes;
-        // Branch-free: every byte is stored, only alphabet characters
-        // advance. `chars` has room for the whole block after the pending.
+        // Branch-free: every byte is stored, only alphabet characters advance.
         let room = &mut chars[..count + block.len()];
         for &byte in block {
             if let Some(slot) = room.get_mut(count) {
@@ -188,9 +170,7 @@ impl Filter {
     }
 }
 
-/// The fast path's result at the end of the input: a partial last group
-/// needs a `=` after its last alphabet character when padding is required.
-/// (simdutf allows only whitespace and padding there, so the scan is short.)
+/// With padding required, a partial last group needs a `=` after its last character.
 fn fast_done(input: &[u8], written: usize, opts: DecodeOptions) -> Result<usize, DecodeError> {
     let mut after_last = input.iter().rev().take_while(|&&b| sextet(b).is_none());
     if written % 3 != 0 && opts.padding_required && !after_last.any(|&b| b == b'=') {
@@ -199,7 +179,6 @@ fn fast_done(input: &[u8], written: usize, opts: DecodeOptions) -> Result<usize,
     Ok(written)
 }
 
-/// Decodes whole groups of alphabet characters.
 fn decode_groups(chars: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>]) -> usize {
     if chars.is_empty() {
         return 0;
@@ -208,13 +187,11 @@ fn decode_groups(chars: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>
     if result.error == ErrorCode::Success {
         return result.count;
     }
-    // Cannot happen (every character is in the alphabet); decode them with
-    // the definition rather than trust a partial result.
+    // Cannot happen (all are characters); if it does, decode by the definition.
     scalar::decode(chars, lenient(alphabet), output).unwrap_or(0)
 }
 
-/// Alphabet characters decoded as OTP's mime_decode does: a partial last
-/// group with no padding, its unused bits dropped.
+/// OTP's mime_decode of characters: a partial last group unpadded, unused bits dropped.
 fn lenient(alphabet: Alphabet) -> DecodeOptions {
     DecodeOptions {
         alphabet,

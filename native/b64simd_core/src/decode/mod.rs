@@ -1,23 +1,7 @@
-//! Decode: one job that every decode of every size runs, one-shot or in
-//! slices, over one input and into one output buffer allocated up front.
-//! Its stages, in order:
-//!
-//! 1. the short path (`short`), when all of the input fits the step and
-//!    has no line shape: the common shape only, in the fewest calls;
-//! 2. the line path (`lines`): line-wrapped text gathered without its breaks;
-//! 3. unbroken windows: whole quanta of the alphabet, one plain simdutf
-//!    decode each, while more input follows;
-//! 4. the rest: in one simdutf decode when it fits the step, else in bounded
-//!    windows (`base64_to_binary_safe`), each checked against OTP's rules;
-//! 5. where simdutf fails, the scalar decoder (`scalar`) reads on from there
-//!    and gives the exact reason and offset.
-//!
-//! What differs between the functions built on it is the sink and the
-//! ending. The sink: decode keeps what it writes; validation (`validating`)
-//! writes every window at the start of a small scratch buffer and keeps only
-//! the verdict. The ending (`Ending`): OTP's rules (decode, validation, a
-//! stream's piece joined to its carry), whole quanta only (a stream's piece
-//! in place), or give up where simdutf fails (`mime`'s fast path).
+//! Decode: one job that every decode runs, one-shot or in slices. Its stages:
+//! the short path (`short`), the line path (`lines`), unbroken windows of
+//! whole quanta, bounded windows checked against OTP's rules, and where
+//! simdutf fails the scalar decoder (`scalar`) for the exact reason and offset.
 
 pub mod lines;
 pub mod mime;
@@ -35,46 +19,32 @@ use ::simdutf::{ErrorCode, LastChunkHandlingOptions};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-/// What a window's simdutf result means, where the stages cannot go on,
-/// and the rules at the end of the input.
+/// What a simdutf failure and the end of the input mean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ending {
-    /// OTP's rules: bytes simdutf skips that OTP rejects are errors, the end
-    /// of the input gets `check_final_quantum`, and an error is located by
-    /// the scalar decoder.
+    /// OTP's rules, an error located by the scalar decoder.
     Otp,
-    /// Whole quanta only (a stream's piece in place): a partial or padded last
-    /// quantum is left undecoded, and anything unusual gives up.
+    /// A stream's piece in place (`whole_quanta`).
     WholeQuanta,
-    /// Every byte simdutf skips is allowed (`mime_decode`'s fast path), a
-    /// failure gives up, and the end rules are the caller's.
+    /// `mime_decode`'s fast path (`giving_up`).
     GiveUp,
 }
 
-/// Where the job is.
 #[derive(Clone, Debug)]
 enum Stage {
     /// Nothing done yet: the short path may take all of the input.
     Start,
-    /// The line path, until it makes no progress.
     Lines,
-    /// Unbroken windows, until one is not.
     Unbroken,
-    /// Bounded windows to the end.
     Windows,
     /// simdutf has failed: the scalar decoder reads on from `in_pos`.
     Locating(Box<scalar::Decoder>),
 }
 
-/// A window's outcome.
 enum Outcome {
-    /// Decoded; the input goes on.
     Part(Window),
-    /// Decoded, and nothing more is to be decoded from this input.
     Last(Window),
-    /// The stages cannot go on here.
     Unusual,
-    /// An error of OTP's rules, at its offset.
     Error(DecodeError),
 }
 
@@ -92,13 +62,11 @@ pub struct DecodeJob {
     decoded: usize,
     /// The output buffer is scratch: every window is written at its start.
     discard: bool,
-    /// The work it does: slower once the input turns out to hold
-    /// whitespace.
+    /// `DecodeSpaced` once the input turns out to hold whitespace.
     work: Work,
 }
 
 impl DecodeJob {
-    /// A decode of `input`.
     pub fn new(input: &[u8], opts: DecodeOptions) -> DecodeJob {
         let Range { start, end } = rules::trimmed(input, opts);
         DecodeJob {
@@ -114,9 +82,7 @@ impl DecodeJob {
         }
     }
 
-    /// A decode that only gives the verdict: the output buffer is scratch
-    /// (`VALIDATION_SCRATCH` bytes, at least 6 in tests), and `Done(0)` means
-    /// valid.
+    /// Only the verdict (`Done(0)`: valid), into `VALIDATION_SCRATCH` bytes (6+ in tests).
     pub fn validating(input: &[u8], opts: DecodeOptions) -> DecodeJob {
         DecodeJob {
             discard: true,
@@ -124,11 +90,9 @@ impl DecodeJob {
         }
     }
 
-    /// The whole quanta of `input` from `in_pos` on, its first `in_pos`
-    /// bytes having decoded to the first `decoded` of the output: `Done(n)`
-    /// once they are decoded (`position()` then says where they end), a
-    /// partial or padded last quantum left undecoded; `Failed(_)`, whose
-    /// reason means nothing, for anything unusual.
+    /// The whole quanta of `input` from `in_pos` on, the bytes before having decoded
+    /// to `decoded`: `Done(n)` (`position()` says where they end), a partial or padded
+    /// last quantum left; `Failed(_)`, reason meaningless, if unusual.
     pub(crate) fn whole_quanta(
         input: &[u8],
         opts: DecodeOptions,
@@ -152,9 +116,8 @@ impl DecodeJob {
         }
     }
 
-    /// A decode that allows every byte simdutf skips and gives up where
-    /// simdutf fails: `Failed(_)`, whose reason means nothing, with
-    /// `position()` at a whole quantum. `Done(n)` applies no end rule.
+    /// Allows every byte simdutf skips and gives up where it fails (`Failed(_)`,
+    /// reason meaningless, `position()` at a whole quantum); `Done(n)` applies no end rule.
     pub(crate) fn giving_up(input: &[u8], opts: DecodeOptions) -> DecodeJob {
         DecodeJob {
             ending: Ending::GiveUp,
@@ -172,8 +135,7 @@ impl DecodeJob {
         (self.in_pos, self.decoded)
     }
 
-    /// Where the next bytes go: the rest of the output, or the whole
-    /// scratch (whole quanta of it) when discarding.
+    /// Where the next bytes go: the rest of the output, or scratch.
     fn room<'o>(&self, output: &'o mut [MaybeUninit<u8>]) -> &'o mut [MaybeUninit<u8>] {
         if self.discard {
             let whole = output.len() / 3 * 3;
@@ -188,9 +150,7 @@ impl DecodeJob {
         self.decoded += window.written;
     }
 
-    /// The job's end, `written` bytes of output (none when discarding).
-    /// Text that decoded to less than its bound held whitespace, which
-    /// costs more to decode than its length says.
+    /// Ends the job; text that decoded to less than its bound held whitespace.
     fn done(&mut self, written: usize) -> Step {
         if written < self.bound {
             self.work = Work::DecodeSpaced;
@@ -198,10 +158,7 @@ impl DecodeJob {
         Step::Done(if self.discard { 0 } else { written })
     }
 
-    /// The short path, if all of the rest fits this step and the room, is
-    /// not line-wrapped text of the line path's shape, and the ending takes
-    /// a last quantum.
-    /// Glue of a call, always inlined (`job`'s module doc says why).
+    /// The short path, if the rest fits the step and room and has no line shape.
     #[inline(always)]
     fn short(
         &mut self,
@@ -216,8 +173,7 @@ impl DecodeJob {
         {
             return None;
         }
-        // Nothing is decoded yet, so the rest is the whole text, whose bound
-        // is the job's.
+        // Nothing is decoded yet: the rest's bound is the job's.
         let room = self.room(output);
         if room.len() < self.bound {
             return None;
@@ -227,13 +183,11 @@ impl DecodeJob {
         Some(self.done(self.decoded + written))
     }
 
-    /// The line path until `end`; false once the rest does not begin with
-    /// lines of a shape it can use, or it makes no progress.
+    /// The line path until `end`; false once it finds no shape or no progress.
     fn decode_lines(&mut self, text: &[u8], output: &mut [MaybeUninit<u8>], end: usize) -> bool {
         while self.in_pos < end {
             let room = self.room(output);
-            // A block of lines needs a block's room: scratch has less only
-            // in tests (the output buffer has room for the rest).
+            // A block needs a block's room; scratch has less only in tests.
             if self.discard && room.len() < lines::BLOCK_OUTPUT {
                 return false;
             }
@@ -251,8 +205,7 @@ impl DecodeJob {
         true
     }
 
-    /// An unbroken window of about `budget` bytes (whole quanta, never the
-    /// last of the text, which may end in padding); false if there is none.
+    /// An unbroken window of whole quanta, never the text's last (may be padded); false if none.
     fn unbroken(&mut self, text: &[u8], output: &mut [MaybeUninit<u8>], budget: usize) -> bool {
         let rest = &text[self.in_pos..];
         let room = self.room(output);
@@ -272,18 +225,14 @@ impl DecodeJob {
         taken
     }
 
-    /// Whether the next window is all of the rest, in one plain decode: it
-    /// fits the budget and the room, and the ending reads a last quantum.
-    /// Then the unbroken stage leaves it to `window`, one call instead of two.
+    /// Whether `window` takes all of the rest in one plain decode (one call, not two).
     fn takes_whole_rest(&self, rest: &[u8], room: usize, budget: usize) -> bool {
         self.ending != Ending::WholeQuanta
             && rest.len() <= budget
             && room >= lengths::decoded_len_bound(rest)
     }
 
-    /// The next window of the rest of the text, about `budget` bytes, read
-    /// as the ending reads it: all of the rest in one plain decode when it
-    /// fits the budget and the room, else simdutf's bounded decode.
+    /// The next window, about `budget` bytes, read as the ending reads it.
     fn window(&self, text: &[u8], output: &mut [MaybeUninit<u8>], budget: usize) -> Outcome {
         let rest = &text[self.in_pos..];
         let room = self.room(output);
@@ -318,8 +267,7 @@ impl DecodeJob {
             (ok, Window { consumed, written })
         };
         let finished = window.consumed == rest.len();
-        // A window that is not the last must end on a whole quantum:
-        // anything else means simdutf met padding in mid-stream.
+        // A window before the last ends on a whole quantum unless simdutf met padding.
         let progressed = window.consumed > 0 || window.written > 0;
         if !ok || !progressed || (!finished && window.written % 3 != 0) {
             return Outcome::Unusual;
@@ -337,8 +285,7 @@ impl DecodeJob {
         }
     }
 
-    /// Where the stages cannot go on: OTP's ending locates the error with
-    /// the scalar decoder, the others give up at `in_pos`.
+    /// OTP's ending locates the error with the scalar decoder; others give up.
     fn unusual(&mut self, text: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         if self.ending != Ending::Otp {
             return Step::Failed(DecodeError::InvalidCharacter(self.in_pos));
@@ -348,14 +295,12 @@ impl DecodeJob {
         self.locate(text, output, max_input)
     }
 
-    /// The scalar decoder is an order of magnitude slower than the SIMD
-    /// kernels a step is sized for, so it gets a quarter of the step.
+    /// The scalar decoder, far slower than the kernels, gets a quarter step.
     fn locate(&mut self, text: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let end = text
             .len()
             .min(self.in_pos.saturating_add((max_input / 4).max(1)));
-        // Discarding, each piece's bytes (and a quantum carried into it)
-        // must fit the scratch.
+        // Discarding, a piece and a quantum carried into it must fit scratch.
         let piece_max = if self.discard {
             (output.len() / 3).saturating_sub(1).max(1) * 4
         } else {
@@ -386,7 +331,6 @@ impl DecodeJob {
         }
     }
 
-    /// The rules at the end of the text.
     fn finish(&mut self, text: &[u8]) -> Step {
         if self.ending == Ending::Otp {
             if let Err(error) = check_final_quantum(text, self.decoded, self.opts) {
@@ -419,8 +363,7 @@ impl DecodeJob {
                 if self.unbroken(text, output, budget) {
                     continue;
                 }
-                // Less than a quantum of this step left ends the step, not
-                // the stage (unless every step is that small).
+                // Under a quantum left ends the step, not the stage, if steps are 4+ bytes.
                 if budget < 4 && end < text.len() && max_input >= 4 {
                     return Step::More;
                 }
@@ -441,10 +384,7 @@ impl DecodeJob {
 }
 
 impl Job for DecodeJob {
-    /// A decode's: `lengths::decoded_len_bound` of the text it reads (the
-    /// `input` it was made for), exact for text without whitespace inside
-    /// it; a validation's: `VALIDATION_SCRATCH`.
-    /// Glue of a call, always inlined (`job`'s module doc says why).
+    /// `decoded_len_bound` of the text, or `VALIDATION_SCRATCH` for a validation.
     #[inline(always)]
     fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
         Some(match self.discard {
@@ -453,9 +393,7 @@ impl Job for DecodeJob {
         })
     }
 
-    /// Decodes about `max_input` more input bytes. The short path is tried
-    /// here, and the other stages out of line.
-    /// Glue of a call, always inlined (`job`'s module doc says why).
+    /// The short path inline, the other stages out of line.
     #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         if let Stage::Start = self.stage {
@@ -477,10 +415,8 @@ impl Job for DecodeJob {
     }
 }
 
-/// simdutf's `stop_before_partial` decode of `input` into `output` (room
-/// for `maximal_decoded_len(input.len())`, or less to stop early): the
-/// input its whole quanta take up and the bytes they decode to, whether it
-/// reached the end, or `None` for anything unusual.
+/// simdutf's `stop_before_partial` decode into `output` (`maximal_decoded_len`, or
+/// less to stop early): the whole quanta, whether at the end; `None` if unusual.
 pub(crate) fn decode_whole_quanta(
     input: &[u8],
     opts: DecodeOptions,
@@ -489,8 +425,7 @@ pub(crate) fn decode_whole_quanta(
     let stop = LastChunkHandlingOptions::StopBeforePartial;
     let (result, written) = simdutf::decode_bounded(input, output, opts.alphabet, stop);
     let (consumed, written, finished) = match result.error {
-        // A padded quantum at the end is left for the carry, where the end
-        // of the stream (or the next piece) decides about it.
+        // A padded last quantum is left for the carry, for what follows to judge.
         ErrorCode::Success if written % 3 != 0 => {
             let (consumed, written) = before_padded_quantum(input, result.count, written)?;
             (consumed, written, true)
@@ -505,10 +440,8 @@ pub(crate) fn decode_whole_quanta(
     Some((Window { consumed, written }, finished))
 }
 
-/// Where the padded quantum that ends `input[..consumed]` (decoded to
-/// `written` bytes) begins, and the bytes written before it: its 2 or 3
-/// characters are found scanning back over whitespace and `=` (simdutf
-/// accepted those bytes, so all others are alphabet characters).
+/// Where the padded quantum ending `input[..consumed]` begins, and the bytes
+/// before it; simdutf accepted them, so all but whitespace and `=` are characters.
 fn before_padded_quantum(input: &[u8], consumed: usize, written: usize) -> Option<(usize, usize)> {
     let mut characters = written % 3 + 1;
     for at in (0..consumed).rev() {

@@ -1,16 +1,7 @@
-//! The first stage of every decode: all of a text that fits the step, of
-//! the common shape (alphabet characters in whole quanta, the last one
-//! maybe padded or, when padding is optional, cut short), in the fewest
-//! calls: by our AVX2 rounds (`avx2::decode`) where they beat simdutf (up
-//! to 640 characters, 1,088 where simdutf's tail is long, where simdutf
-//! runs its haswell kernel; 192 where it runs icelake) and the tables for
-//! what they leave; else up to 44 characters by table lookups, which beat
-//! any call into simdutf there;
-//! anything else in one simdutf decode with OTP's rules over it, as the
-//! later stages would decode it but without their steps, a noticeable
-//! share of a short call (`bench/README.md`, "Small calls"). It returns
-//! `None` for anything else, which the later stages then decide: so it
-//! only ever returns what they would.
+//! The first stage of every decode: a text that fits the step, in whole quanta
+//! (the last maybe padded or cut short), in the fewest calls (`bench/README.md`,
+//! "Small calls"): AVX2 rounds, table lookups or one simdutf decode. It returns
+//! `None` for anything else, so only ever what the later stages would.
 
 use crate::avx2::decode;
 use crate::dispatch::{self, Encoder};
@@ -24,17 +15,14 @@ use simdutf::ErrorCode;
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
-/// `input` (all of a decode's input, trimmed) decoded into `output`, which
-/// holds `lengths::decoded_len_bound(input)`, if it has the common shape.
+/// `input` (trimmed) into `output` (`decoded_len_bound(input)`), if of the common shape.
 #[inline]
 pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [MaybeUninit<u8>]) -> Option<usize> {
-    // One character past whole quanta is never the common shape; any other
-    // length leaves the output room for the body (`decoded_len_bound`).
+    // A dangling character is never the common shape; other lengths leave room for the body.
     if input.len() % 4 == 1 {
         return None;
     }
-    // A last quantum that may be padded or cut short is the tables'; a
-    // whole one needs no rule of its own.
+    // A last quantum that may be padded or cut short is the tables'.
     let body = match input.last() {
         Some(&last) if input.len() % 4 == 0 && last != b'=' => input.len(),
         _ => input.len().saturating_sub(1) / 4 * 4,
@@ -53,8 +41,7 @@ pub fn decode(input: &[u8], opts: DecodeOptions, output: &mut [MaybeUninit<u8>])
     Some(written + decode_short(&input[read..], opts, &mut output[written..])?)
 }
 
-/// All of `input` in one simdutf decode and OTP's rules over it; `None`
-/// where simdutf fails or a rule refuses (the later stages say why).
+/// All of `input` in one simdutf decode under OTP's rules; `None` if either refuses.
 fn decode_whole(
     input: &[u8],
     opts: DecodeOptions,
@@ -69,17 +56,11 @@ fn decode_whole(
     Some(result.count)
 }
 
-/// Up to this many characters the table lookups beat simdutf; they tie at
-/// 44 and lose from 64 on.
+/// Up to this many characters table lookups beat any call into simdutf.
 const SHORT_MAX: usize = 44;
 
-/// Where our AVX2 rounds decode a body of `body` characters (all but a padded
-/// or partial last quantum) in text of `len` more than 10% faster than
-/// simdutf (`bench/README.md`, "Small calls"): the rule for this process's
-/// kernel, decided once. Where simdutf runs icelake, that kernel's; else
-/// where our encoder takes the calls (haswell, or `B64SIMD_OWN_AVX2=always`),
-/// haswell's; none where `B64SIMD_OWN_AVX2=never` refuses our code, or
-/// simdutf's decoder wins throughout (westmere, the scalar kernel, arm64).
+/// Where our AVX2 rounds beat simdutf on a body (all but a partial or padded last
+/// quantum) with this process's kernels; none if refused or simdutf always wins.
 fn avx2_rule() -> Option<Beats> {
     static RULE: OnceLock<Option<Beats>> = OnceLock::new();
     *RULE.get_or_init(|| {
@@ -92,14 +73,10 @@ fn avx2_rule() -> Option<Beats> {
     })
 }
 
-/// Whether our rounds beat simdutf's decoder on a body in text of a length.
+/// Whether our rounds beat simdutf: `(text length, body length)`.
 type Beats = fn(usize, usize) -> bool;
 
-/// Against the first stage with simdutf's haswell decoder (`make kernels`,
-/// the `short` rows): at every length up to `AVX2_LONGEST`, and up to
-/// `AVX2_TAILED_LONGEST` where simdutf would read at least
-/// `SIMDUTF_SLOW_TAIL` characters after its 64-character blocks one at a
-/// time.
+/// Against simdutf's haswell decoder (`make kernels`): longer where its bytewise tail is long.
 fn beats_haswell(len: usize, body: usize) -> bool {
     body <= AVX2_LONGEST || (body <= AVX2_TAILED_LONGEST && len % 64 >= SIMDUTF_SLOW_TAIL)
 }
@@ -108,25 +85,18 @@ const AVX2_LONGEST: usize = 640;
 const AVX2_TAILED_LONGEST: usize = 1088;
 const SIMDUTF_SLOW_TAIL: usize = 20;
 
-/// Against simdutf's icelake decoder alone, whose setup costs a short text
-/// more than its 64-character rounds (`make kernels` with icelake, the
-/// rounds' and simdutf's `short` rows): up to `AVX2_ICELAKE_LONGEST`.
+/// Against simdutf's icelake decoder, whose setup dominates on short text.
 fn beats_icelake(_len: usize, body: usize) -> bool {
     body <= AVX2_ICELAKE_LONGEST
 }
 
 const AVX2_ICELAKE_LONGEST: usize = 192;
 
-/// `decode_short`'s tables, one per place in a quantum: each byte's sextet
-/// already shifted to where it lands in the quantum's 3 bytes (read as a
-/// little-endian `u32`, first byte lowest), or `NOT_A_SEXTET` for a byte
-/// outside the alphabet. A quantum is then 4 loads and 3 ORs (modp_b64's
-/// layout), where sextet values would take 4 shifts more and a byte swap.
-/// 4 KiB an alphabet.
+/// `decode_short`'s tables, one per place in a quantum: each byte's sextet shifted into
+/// the quantum's 3 bytes (LE `u32`) or `NOT_A_SEXTET`: 4 loads, 3 ORs (modp_b64's layout).
 type QuantumTables = [[u32; 256]; 4];
 
-/// Set in a `QuantumTables` entry for a byte outside the alphabet: above
-/// the 3 bytes a quantum makes, so one OR of a body's entries tells.
+/// A byte outside the alphabet: above a quantum's 3 bytes, so one OR tells.
 const NOT_A_SEXTET: u32 = 1 << 24;
 
 const fn quantum_tables(alphabet: Alphabet) -> QuantumTables {
@@ -153,9 +123,7 @@ static QUANTA: [QuantumTables; 3] = [
     quantum_tables(Alphabet::Any),
 ];
 
-/// Short input of the common shape (the module's), decoded by table lookups;
-/// `None` for anything else (whitespace, other bytes, a dangling character,
-/// missing padding that is required, non-zero unused bits under `canonical`).
+/// Short input of the common shape by table lookups; `None` for anything else.
 fn decode_short(
     input: &[u8],
     opts: DecodeOptions,
@@ -169,10 +137,8 @@ fn decode_short(
     let body_len = input.len().checked_sub(last_len)?;
     let (body, last) = input.split_at(body_len);
     let written = body_len / 4 * 3;
-    // Each quantum's 3 bytes are stored as 4, the 4th overwritten by the
-    // next quantum's or the last one's, which writes at least one byte: so
-    // a valid input's buffer has `written + 1` bytes (anything else is left
-    // to the other paths).
+    // Each quantum's 3 bytes are stored as 4, the 4th overwritten by the next
+    // (the last writes at least one): valid input leaves `written + 1` bytes.
     let out = output.get_mut(..written + 1)?;
     let [first, second, third, fourth] = &QUANTA[opts.alphabet as usize];
     let mut body_bits = 0;
@@ -187,8 +153,7 @@ fn decode_short(
     if body_bits & NOT_A_SEXTET != 0 {
         return None;
     }
-    // Sextets are below 64; `=`, whitespace and other bytes are 64 and up,
-    // so one OR of everything read tells whether all were sextets.
+    // Sextets are below 64, all other classes 64 and up: one OR tells.
     let classes = class_table_for(opts.alphabet);
     let value = |byte: u8| u32::from(classes[byte as usize]);
     // The last quantum's third and fourth sextets, and the bytes it holds.
@@ -211,9 +176,7 @@ fn decode_short(
         return None;
     }
     let bits = (a << 18 | b << 12 | c << 6 | d).to_be_bytes();
-    // Stores of a constant length, each length its own arm: a copy of a
-    // length the compiler cannot see (even `copy_from_slice` in a
-    // catch-all arm) is a call to memmove.
+    // One arm per length: a copy of a length the compiler cannot see calls memmove.
     match &mut output[written..written + bytes] {
         [x] => *x = MaybeUninit::new(bits[1]),
         [x, y] => [*x, *y] = [bits[1], bits[2]].map(MaybeUninit::new),

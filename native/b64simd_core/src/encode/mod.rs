@@ -1,6 +1,5 @@
-//! Encode: plain (`EncodeJob`) and line-wrapped (`wrap::WrapJob`), each a
-//! job of steps over whole 3-byte groups, so that any slicing writes the
-//! one-shot output byte for byte.
+//! Encode: plain and line-wrapped (`wrap`), in steps of whole 3-byte groups,
+//! so that any slicing writes the one-shot output.
 
 pub mod wrap;
 
@@ -23,8 +22,7 @@ impl EncodeJob {
         EncodeJob::resume(opts, 0, 0)
     }
 
-    /// A job whose first `in_pos` input bytes (whole groups) are already
-    /// encoded into the first `out_pos` bytes of the output.
+    /// A job whose first `in_pos` bytes (whole groups) are encoded in `out_pos` bytes.
     pub fn resume(opts: EncodeOptions, in_pos: usize, out_pos: usize) -> EncodeJob {
         EncodeJob {
             opts,
@@ -34,8 +32,7 @@ impl EncodeJob {
     }
 }
 
-/// How much of the `remaining` input a step of about `max_input` bytes
-/// takes: all of it if it fits, else whole `unit`s, at least one.
+/// A step's share of `remaining`: all if it fits `max_input`, else whole `unit`s (one at least).
 pub(crate) fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize {
     if remaining <= max_input.max(unit) {
         remaining
@@ -44,24 +41,18 @@ pub(crate) fn step_len(remaining: usize, max_input: usize, unit: usize) -> usize
     }
 }
 
-/// 192 input bytes encode to 256 characters: both multiples of 64 bytes, a
-/// cache line and an AVX-512 register. Steps of whole such groups keep every
-/// step's input and output as aligned as the first step's, which simdutf's
-/// kernels run faster on.
+/// 192 bytes encode to 256 characters, multiples of 64 (a cache line, an AVX-512
+/// register): steps of these keep each step as aligned as the first, as simdutf likes.
 const ALIGNED_GROUP: usize = 192;
 
 impl Job for EncodeJob {
-    /// The encoding's exact length, for a job made by `new` (a resumed
-    /// job writes into its caller's buffer).
-    /// Glue of a call, always inlined (`job`'s module doc says why).
+    /// The exact length, for a job made by `new`.
     #[inline(always)]
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
         encoded_len(input.len(), self.opts.padding).map(Buffer::Data)
     }
 
-    /// Encodes at most `max_input` more bytes (whole 3-byte groups, so no
-    /// step but the last has padding). `output` is the whole output.
-    /// Glue of a call, always inlined (`job`'s module doc says why).
+    /// Whole 3-byte groups, so that only the last step pads.
     #[inline(always)]
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let unit = if max_input >= ALIGNED_GROUP {

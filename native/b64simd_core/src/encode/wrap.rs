@@ -1,14 +1,6 @@
-//! Line-wrapped encode (`line_length`, `line_break`): MIME bodies (76
-//! characters, CRLF, RFC 2045 section 6.8) and PEM (64, LF, RFC 7468).
-//!
-//! A break goes between lines only, never after the last one. A line
-//! encoder, where one takes the lines (`dispatch::line_encoder`), writes them
-//! straight into the output; a job that uses one slices at whole lines and
-//! whole 3-byte groups and writes the break between two slices itself.
-//! Otherwise we encode blocks of whole 3-byte groups into a scratch buffer
-//! that stays in L1 and copy them out a line at a time, breaks in between;
-//! the only state between two blocks is the column. Either way any slicing
-//! gives the one-shot output byte for byte.
+//! Line-wrapped encode (MIME, PEM), a break between lines only: a line encoder
+//! (`dispatch::line_encoder`) writes whole lines, else blocks of whole groups are
+//! encoded into L1 scratch and copied out a line at a time, the column the only state.
 
 use super::step_len;
 use crate::budget::Work;
@@ -20,12 +12,9 @@ use crate::output::{as_output, put};
 use crate::scratch::with_scratch;
 use std::mem::MaybeUninit;
 
-/// Input bytes encoded per block: 16 KiB of text, small enough to stay in L1
-/// between encoding it and copying it out.
+/// Input bytes per block: its text stays in L1 until copied out.
 const BLOCK_INPUT: usize = 3 * 4096;
 
-/// A wrapped encode in progress: positions in the input and the output, and
-/// the column the next character goes to.
 #[derive(Clone, Debug)]
 pub struct WrapJob {
     opts: EncodeOptions,
@@ -33,22 +22,17 @@ pub struct WrapJob {
     in_pos: usize,
     out_pos: usize,
     column: usize,
-    /// Whether a line encoder may do the work (`whole_lines`): not for a
-    /// job that starts mid-line.
+    /// Whether a line encoder may do the work: not from mid-line.
     on_lines: bool,
 }
 
-/// A line encoder is used as long as a unit of whole lines and whole
-/// 3-byte groups stays small enough for a slice (lines of odd length need 4
-/// lines per unit).
+/// The largest unit for a line encoder: one must fit a slice (odd lengths need 4 lines).
 const MAX_UNIT: usize = 64 * 1024;
 
-/// The line encoder for these lines in a call of `call_len` input bytes,
-/// and the input bytes in a unit of whole lines, when one takes them.
+/// The line encoder for a call of `call_len` bytes, if one takes these lines, and its unit.
 fn whole_lines(lines: Lines, call_len: usize) -> Option<(Encoder, usize)> {
     let encoder = dispatch::line_encoder(lines, call_len)?;
-    // Characters in the least common multiple of the line length and 4,
-    // as input bytes.
+    // The least common multiple of the line length and 4.
     let chars_per_unit = match lines.length % 4 {
         0 => lines.length,
         2 => lines.length.checked_mul(2)?,
@@ -69,11 +53,7 @@ impl WrapJob {
         }
     }
 
-    /// A job whose output continues a wrapped text (the stream's last
-    /// piece) whose last line holds `column` characters, at most a line: the
-    /// break before its first character, if one is due, comes first. A line
-    /// encoder starts only on a line (after its break), so mid-line the job
-    /// copies blocks.
+    /// A job continuing a wrapped text whose last line holds `column` (at most a line).
     pub fn after(opts: EncodeOptions, lines: Lines, column: usize) -> WrapJob {
         let mut job = WrapJob::new(opts, lines);
         job.column = column;
@@ -81,9 +61,7 @@ impl WrapJob {
         job
     }
 
-    /// `after`, with `group` (the stream's carried bytes and the first of
-    /// its new data, 3 bytes or fewer at the very end) encoded first; the
-    /// job then reads the new data from `data_pos`.
+    /// `after`, `group` (carry and first new bytes) encoded first, then on from `data_pos`.
     pub fn after_group(
         opts: EncodeOptions,
         lines: Lines,
@@ -93,22 +71,18 @@ impl WrapJob {
         output: &mut [MaybeUninit<u8>],
     ) -> WrapJob {
         let mut job = WrapJob::after(opts, lines, column);
-        // The group leaves the line part-filled.
-        job.on_lines = false;
+        job.on_lines = false; // the group leaves the line part-filled
         job.encode_blocks(group, output);
         job.in_pos = data_pos;
         job
     }
 
-    /// `piece` is whole units, or the end of the input: its wrapped encoding
-    /// is whole lines but for the last, and an LF separates it from the
-    /// previous piece's.
+    /// `piece` is whole units, or the end; a break separates it from the last piece's.
     fn encode_lines(&mut self, encoder: Encoder, piece: &[u8], output: &mut [MaybeUninit<u8>]) {
         if piece.is_empty() {
             return;
         }
-        // A break between two steps, or before the first when the text this
-        // continues ends with a full line (`after`).
+        // Between two steps, or first after a full line (`after`).
         if self.out_pos > 0 || self.column == self.lines.length {
             let line_break = self.lines.line_break.bytes();
             put(
@@ -135,8 +109,7 @@ impl WrapJob {
         })
     }
 
-    /// Copies `text` to the output a line at a time. A break is written only
-    /// when a character follows it, so the output never ends in one.
+    /// Copies `text` out a line at a time; a break only before a character.
     fn copy_wrapped(&mut self, mut text: &[u8], output: &mut [MaybeUninit<u8>]) {
         let length = self.lines.length;
         let line_break = self.lines.line_break.bytes();
@@ -150,7 +123,6 @@ impl WrapJob {
                 self.column = 0;
             }
             if self.column == 0 && text.len() > length {
-                // Every line but the last of this text is followed by a break.
                 let lines = (text.len() - 1) / length;
                 let stride = length + line_break.len();
                 let out = &mut output[self.out_pos..self.out_pos + lines * stride];
@@ -168,17 +140,12 @@ impl WrapJob {
 }
 
 impl Job for WrapJob {
-    /// The wrapped encoding's exact length, for a job made by `new` (one
-    /// that continues a stream's line writes into its caller's buffer).
+    /// The exact length, for a job made by `new`.
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
         wrapped_len(input.len(), self.opts.padding, self.lines, 0).map(Buffer::Data)
     }
 
-    /// Encodes about `max_input` bytes of input (whole lines and 3-byte
-    /// groups unless it is the end). `output` is the whole output, exactly
-    /// `wrapped_len` bytes.
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
-        // The same on every step, which gets the same input.
         let whole_lines = whole_lines(self.lines, input.len()).filter(|_| self.on_lines);
         let unit = whole_lines.map_or(3, |(_, unit)| unit);
         let take = step_len(input.len() - self.in_pos, max_input, unit);
@@ -196,9 +163,7 @@ impl Job for WrapJob {
     }
 }
 
-/// Copies whole lines, each followed by a break. The two real uses (MIME 76,
-/// PEM 64) get a copy with the sizes known at compile time, which becomes a
-/// few vector moves per line instead of a call to `memcpy`.
+/// Copies whole lines, each then a break; MIME's and PEM's sizes as constants avoid `memcpy`.
 fn copy_lines(text: &[u8], out: &mut [MaybeUninit<u8>], lines: Lines) {
     match (lines.length, lines.line_break) {
         (76, LineBreak::CrLf) => copy_fixed_lines::<76, 2>(text, out, b"\r\n"),

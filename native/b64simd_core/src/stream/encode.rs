@@ -1,8 +1,6 @@
-//! An encoding stream: pieces in, the Base64 of every whole 3-byte group
-//! so far out, so that any chunking gives the one-shot output, line
-//! wrapping included. The state between pieces, as Erlang holds it: the
-//! options' flags and the column the last line ended at (8 bytes each,
-//! little-endian), then the input bytes of an incomplete group (at most 2).
+//! An encoding stream: each piece gives the Base64 of the whole groups so far,
+//! as the one-shot output. State: flags and the last line's column (8 bytes
+//! each, little-endian), then an incomplete group's bytes (at most 2).
 
 use crate::budget::Work;
 use crate::dispatch::encode_piece;
@@ -17,7 +15,6 @@ use std::mem::MaybeUninit;
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;
 
-/// An encoding stream between two pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EncodeStream {
     flags: u64,
@@ -30,8 +27,7 @@ pub struct EncodeStream {
 }
 
 impl EncodeStream {
-    /// A new stream with these options; `None` for flags that are not an
-    /// encode's.
+    /// `None` for flags that are not an encode's.
     pub fn new(flags: u64) -> Option<EncodeStream> {
         let (opts, lines) = EncodeOptions::from_flags(flags)?;
         Some(EncodeStream {
@@ -73,8 +69,7 @@ impl EncodeStream {
         put(&mut out[HEADER..], &self.carry[..self.carry_len]);
     }
 
-    /// The job that encodes the whole groups of the carry and `piece`;
-    /// `None` if their length overflows.
+    /// The job over the carry's and `piece`'s whole groups; `None` if their length overflows.
     pub fn piece(&self, piece: &[u8]) -> Option<EncodePiece> {
         let total = self.carry_len.checked_add(piece.len())?;
         let whole = total / 3 * 3;
@@ -86,14 +81,13 @@ impl EncodeStream {
         next.carry[..kept.len()].copy_from_slice(kept);
         next.carry[kept.len()..next.carry_len].copy_from_slice(rest);
         if let Some(lines) = self.lines.filter(|_| whole > 0) {
-            // A break comes before each character that finds the line full.
+            // A full line stays at `length`: its break comes before the next character.
             next.column = (self.column + whole / 3 * 4 - 1) % lines.length + 1;
         }
         Some(self.job(whole, taken, Some(next)))
     }
 
-    /// The job that ends the stream: the carry encoded, padded as the
-    /// options say.
+    /// The job that ends the stream: the carry, padded as the options say.
     pub fn end(&self) -> EncodePiece {
         self.job(self.carry_len, 0, None)
     }
@@ -102,8 +96,6 @@ impl EncodeStream {
         &self.carry[..self.carry_len]
     }
 
-    /// A job over the carry and the first `data_len` bytes of the piece,
-    /// `len` bytes in all.
     fn job(&self, len: usize, data_len: usize, next: Option<EncodeStream>) -> EncodePiece {
         EncodePiece {
             stream: *self,
@@ -115,9 +107,7 @@ impl EncodeStream {
     }
 }
 
-/// The encode of a stream's piece: the group the carry shares with the
-/// piece's first bytes, encoded from a small buffer, then the rest of the
-/// piece in place, plain or wrapped after the stream's last line.
+/// A stream's piece: the group shared with the carry from a small buffer, the rest in place.
 #[derive(Clone, Debug)]
 pub struct EncodePiece {
     stream: EncodeStream,
@@ -127,7 +117,7 @@ pub struct EncodePiece {
     data_len: usize,
     /// Input bytes it encodes, the carry's included.
     len: usize,
-    /// Once the shared group is encoded: the job over the rest.
+    /// Set once the shared group is encoded.
     inner: Option<Inner>,
 }
 
@@ -142,8 +132,7 @@ impl EncodePiece {
         self.next.as_ref()
     }
 
-    /// The shared group, encoded into `output`; the job then reads the
-    /// piece from after the bytes the group took.
+    /// Encodes the shared group; the job then reads on after it.
     fn start(&mut self, piece: &[u8], output: &mut [MaybeUninit<u8>]) {
         let stream = &self.stream;
         let carried = stream.carried();
@@ -174,7 +163,6 @@ impl EncodePiece {
 }
 
 impl Job for EncodePiece {
-    /// The encoding of the carry's bytes and the piece's it takes.
     fn buffer(&self, _piece: &[u8]) -> Option<Buffer> {
         let stream = &self.stream;
         match stream.lines {

@@ -1,12 +1,5 @@
-//! A decoding stream's state between two pieces, as the bytes Erlang holds
-//! and passes back without reading them: the stream's options, the stream
-//! offset of the next piece, the bytes not decoded yet (the characters of a
-//! partial or padded quantum, with the whitespace and `=` among and after
-//! them) and the stream offset of each. So every error a stream raises has
-//! its offset in the whole stream, computed here.
-//!
-//! The layout: options flags, next piece's offset, the carried bytes, then
-//! each one's offset; numbers are 8 bytes, little-endian.
+//! A decoding stream's state: flags, the next piece's stream offset, the bytes not
+//! decoded yet (with whitespace and `=`) and each one's stream offset (8-byte LE).
 
 use crate::error::DecodeError;
 use crate::options::{DecodeOptions, Kind};
@@ -16,14 +9,10 @@ use std::mem::MaybeUninit;
 const NUMBER: usize = 8;
 const HEADER: usize = 2 * NUMBER;
 
-/// The most bytes a stream carries from one piece to the next: a partial
-/// quantum's characters with the whitespace and `=` among them. A piece
-/// that would leave more (one ending in a long run of whitespace) is
-/// decoded joined to the carry, which keeps only characters and `=`, at
-/// most 4. Small, because every piece's call copies the state a few times.
+/// The most bytes carried: a piece that would leave more (a long run of whitespace) is
+/// joined to the carry, which keeps at most 4. Small, as every call copies the state.
 pub const MAX_CARRY: usize = 16;
 
-/// A stream's state.
 #[derive(Clone, Copy, Debug)]
 pub struct Carry {
     flags: u64,
@@ -37,8 +26,7 @@ pub struct Carry {
 }
 
 impl Carry {
-    /// A new stream's state: its options and nothing carried; `None` for
-    /// flags that are not a decode's.
+    /// A new stream's state; `None` for flags that are not a decode's.
     pub fn new(flags: u64) -> Option<Carry> {
         Some(Carry {
             flags,
@@ -69,12 +57,10 @@ impl Carry {
         Some(carry)
     }
 
-    /// The stream's own options.
     pub fn options(&self) -> DecodeOptions {
         self.opts
     }
 
-    /// The bytes carried.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
@@ -87,8 +73,7 @@ impl Carry {
         }
     }
 
-    /// `error`, found at an offset into the carry followed by a piece, at
-    /// its stream offset.
+    /// `error`, at an offset into carry ++ piece, at its stream offset.
     pub fn in_stream(&self, error: DecodeError) -> DecodeError {
         error.map_offset(|at| self.stream_offset(at))
     }
@@ -98,9 +83,8 @@ impl Carry {
         HEADER + kept * (1 + NUMBER)
     }
 
-    /// Writes the state after `piece` into `out` (`binary_len` of the
-    /// count of `kept`, at most `MAX_CARRY`): the bytes at `kept`, offsets
-    /// into the carry followed by the piece, in order, are carried on.
+    /// Writes the state after `piece` into `out` (`binary_len(kept.len())`, at most
+    /// `MAX_CARRY` kept), carrying the bytes at the offsets `kept` into carry ++ piece.
     pub fn write_after(
         &self,
         piece: &[u8],

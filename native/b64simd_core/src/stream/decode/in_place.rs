@@ -1,14 +1,6 @@
-//! A piece of a decoding stream read in place, the quick way: the whole
-//! quanta at the start of `carry ++ piece` decoded, without joining the two,
-//! by simdutf's `stop_before_partial` mode, which reports the input it
-//! consumed. The carry (what the last piece left: a partial quantum's
-//! characters, whitespace, perhaps a `=`) and the piece's first bytes go
-//! through it from a small buffer, the head; the rest of the piece is read
-//! where it lies, the line path first, in slices if it is big. A padded
-//! quantum at the end stays in the carry, for the stream's end to judge.
-//! Anything unusual (an invalid byte, `=` before the end, a byte OTP's rules
-//! reject that simdutf skips) gives up: the piece is then decoded joined to
-//! the carry (`joined`), which finds the reason and its offset.
+//! A piece of a decoding stream read in place, the quick way: the whole quanta of
+//! `carry ++ piece` by simdutf's `stop_before_partial`, the head (the carry and the
+//! piece's first bytes) from a small buffer, the rest where it lies; unusual input gives up.
 
 use super::carry::MAX_CARRY;
 use crate::decode::{decode_whole_quanta, lines, DecodeJob};
@@ -18,36 +10,25 @@ use crate::simdutf::Window;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-/// The bytes of `carry ++ piece` (offsets into the two, `carry_len` and
-/// `piece_len` long) that the stream carries on once their first `consumed`
-/// are decoded; `None` when they are more than `MAX_CARRY`, whose doc says
-/// what happens then.
+/// The offsets carried on once `consumed` are decoded; `None` when over `MAX_CARRY`.
 pub fn left_over(carry_len: usize, piece_len: usize, consumed: usize) -> Option<Range<usize>> {
     let kept = consumed..carry_len + piece_len;
     (kept.len() <= MAX_CARRY).then_some(kept)
 }
 
-/// Bytes of an unwrapped piece copied behind the carry: enough to complete
-/// its quantum unless whitespace gets in the way.
+/// Bytes of a piece copied behind the carry: enough to complete its quantum, barring whitespace.
 const HEAD_PIECE: usize = 64;
 
-/// What the head told: all of `carry ++ piece` is done, or the decode
-/// engine's whole quanta (`DecodeJob::whole_quanta`) go on in the piece:
-/// `Done(written)` once they are decoded, `Failed(_)` when something is
-/// unusual (its reason means nothing: the piece is then decoded joined).
+/// All of `carry ++ piece` done, or a `DecodeJob::whole_quanta` to go on in the piece.
 pub enum Start {
     Finished(Window),
     Job(DecodeJob),
 }
 
-/// Decodes the head into `output`, which holds `maximal_decoded_len` of
-/// carry and piece; the job, if any, is stepped `max_input` bytes at a
-/// time. The head is the carry and the piece up to its first line break,
-/// so that the job starts at a line and can take the line path (MIME and
-/// PEM pieces begin and end mid-line), or up to `HEAD_PIECE` bytes of a
-/// piece without one near its start (all of it when nothing is carried and
-/// it is one step's work). `None` if the head is unusual, or if its whole
-/// quanta do not take in all of the carry (the new carry would straddle).
+/// Decodes the head (carry and piece up to its first line break, so that the job
+/// starts at a line and can take the line path, else up to `HEAD_PIECE` bytes) into
+/// `output` (`maximal_decoded_len` of carry and piece). `None` if the head is
+/// unusual or its whole quanta do not take in all of the carry.
 pub fn start(
     carry: &[u8],
     piece: &[u8],
@@ -60,8 +41,7 @@ pub fn start(
             piece, opts, in_piece, written,
         )))
     };
-    // A break this far in leaves room for the 3 characters the carry may
-    // need; one closer is passed over.
+    // A break closer than this may cut the carry's quantum; it is passed over.
     const FIRST_BREAK_MIN: usize = 8;
     if carry.is_empty() && lines::shape_of(piece).is_some() {
         return job_at(0, 0);
@@ -70,8 +50,7 @@ pub fn start(
     let first_break = memchr::memchr_iter(b'\n', window).find(|&at| at >= FIRST_BREAK_MIN);
     let head_piece = match first_break {
         Some(newline) => newline + 1,
-        // One window, no job: a job's step costs a short piece a noticeable
-        // share of its time.
+        // One window, no job: a job's step is costly on a short piece.
         None if carry.is_empty() && piece.len() <= max_input => piece.len(),
         None if carry.is_empty() => return job_at(0, 0),
         None => piece.len().min(HEAD_PIECE),

@@ -1,19 +1,9 @@
-//! A piece of a decoding stream joined to the carry, the exact way, when
-//! the quick way (`in_place`) gave up on something unusual: the data of
-//! every whole quantum, and which bytes the stream carries on, or the
-//! stream's first error.
-//!
-//! The buffer is read as its body, which ends with a byte that is neither
-//! whitespace nor `=`, and its tail of such bytes. The body goes through the
-//! decode engine (`DecodeJob`) with padding optional and canonical off, the
-//! stream's end-of-input rules being for its end, so its errors are the
-//! whole stream's too, at the same offsets: a `=` in the body is followed
-//! by a character or an invalid byte, which fails at once, so only a clean
-//! body without `=` reaches the end-of-input rules, where the only one that
-//! can fail is a dangling character (`incomplete`), no error mid-stream.
-//! The tail is then read as the one-shot decoder scans it: `=` only after
-//! 2 or 3 characters of a quantum and no more than completes it,
-//! whitespace only when skipped.
+//! A piece joined to the carry, the exact way, when `in_place` gave up. The body
+//! (up to the last byte that is neither whitespace nor `=`) goes through `DecodeJob`
+//! with the end rules off, so its errors are the stream's: a `=` in it fails at
+//! once, and at its end only a dangling character can. The tail is read as the
+//! one-shot decoder scans it: `=` only after 2 or 3 characters of a quantum and
+//! no more than completes it, whitespace only when skipped.
 
 use super::mid_stream;
 use crate::decode::DecodeJob;
@@ -26,20 +16,17 @@ use std::mem::MaybeUninit;
 #[derive(Clone, Debug)]
 pub struct JoinedJob {
     opts: DecodeOptions,
-    /// The carry and the piece, joined.
     joined: Vec<u8>,
     /// The part of `joined` before its tail of whitespace and `=`.
     body_len: usize,
     decode: DecodeJob,
-    /// The offset of the body's dangling character, once one is found:
-    /// `decode` then reads the body before it.
+    /// The body's dangling character, once found: `decode` then stops there.
     dangling: Option<usize>,
     /// Once done: the offsets of the bytes the stream carries on.
     kept: Vec<usize>,
 }
 
 impl JoinedJob {
-    /// `opts`: the stream's own options.
     pub fn new(carry: &[u8], piece: &[u8], opts: DecodeOptions) -> JoinedJob {
         let joined = [carry, piece].concat();
         let tail = joined
@@ -58,21 +45,17 @@ impl JoinedJob {
         }
     }
 
-    /// Once done, the offsets in the joined buffer of the bytes to carry:
-    /// the characters of its last, partial or padded, quantum and the `=`
-    /// after them, in order.
+    /// Once done: the offsets of the last quantum's characters and the `=` after them.
     pub fn kept(&self) -> &[usize] {
         &self.kept
     }
 
-    /// The byte at `at` of the joined buffer.
     pub fn byte(&self, at: usize) -> Option<u8> {
         self.joined.get(at).copied()
     }
 
-    /// `Done(n)`: the first `n` bytes of `output` (at least
-    /// `maximal_decoded_len` of the joined buffer) are the data of the whole
-    /// quanta, and `kept()` says what to carry.
+    /// `Done(n)`: the first `n` bytes of `output` (at least `maximal_decoded_len`
+    /// of carry ++ piece) are the whole quanta's data; `kept()` says what to carry.
     pub fn step(&mut self, output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let limit = self.dangling.unwrap_or(self.body_len);
         let body = &self.joined[..limit];
@@ -92,12 +75,10 @@ impl JoinedJob {
         self.finish(left).map(|()| written).into()
     }
 
-    /// Reads the body's last `left` characters (those of its last quantum)
-    /// and the tail after the body into `kept`, or gives the tail's error.
+    /// The body's last `left` characters and the tail into `kept`, or the tail's error.
     fn finish(&mut self, left: usize) -> Result<(), DecodeError> {
         let body = &self.joined[..self.body_len];
-        // The body decoded cleanly, so every byte that is not whitespace
-        // is a character.
+        // The body decoded cleanly: every byte but whitespace is a character.
         let mut chars: Vec<usize> = (0..body.len())
             .rev()
             .filter(|&at| !is_otp_whitespace(body[at]))

@@ -1,9 +1,6 @@
-//! A decoding stream: pieces of Base64 in, the data of every whole quantum
-//! so far out, so that any chunking gives the one-shot result, and every
-//! error is the whole stream's first, at its offset in the stream. A piece
-//! is decoded in place (`in_place`) or, where that meets anything unusual,
-//! joined to the carry (`joined`), both with the end-of-input rules off:
-//! they are the stream's end's (`DecodeEnd`).
+//! A decoding stream: each piece gives its whole quanta's data, so that any chunking
+//! gives the one-shot result, errors at their stream offset. A piece is decoded
+//! `in_place` or, if that meets anything unusual, `joined` to the carry.
 
 mod carry;
 mod in_place;
@@ -21,15 +18,13 @@ use joined::JoinedJob;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-/// The decode of one piece: `Done(n)` is the data of the whole quanta so
-/// far, and `next_state` then writes the stream's next state.
+/// One piece's decode; once it is `Done`, `write_next_state` writes the next state.
 #[derive(Clone, Debug)]
 pub struct DecodePiece {
     carry: Carry,
     piece_len: usize,
     phase: Phase,
     work: Work,
-    /// Once failed: the byte at the error.
     error_byte: Option<u8>,
 }
 
@@ -38,15 +33,13 @@ enum Phase {
     Begin,
     InPlace(DecodeJob),
     Joined(Box<JoinedJob>),
-    /// Done in place: the bytes of the carry followed by the piece to carry
-    /// on, as a range.
+    /// Done in place: the bytes of carry ++ piece to carry on.
     KeptRange(Range<usize>),
-    /// Done joined: the same, as a list of offsets.
+    /// Done joined: the same, as offsets.
     KeptList(Vec<usize>),
 }
 
 impl DecodePiece {
-    /// The decode of `piece` after `carry`.
     pub fn new(carry: &Carry, piece: &[u8]) -> DecodePiece {
         DecodePiece {
             carry: *carry,
@@ -71,8 +64,7 @@ impl DecodePiece {
         })
     }
 
-    /// Once done: writes the stream's next state into `out`
-    /// (`next_state_len()` bytes); `piece` is the piece it decoded.
+    /// Once done: writes the next state after `piece` into `out` (`next_state_len()` bytes).
     pub fn write_next_state(&self, piece: &[u8], out: &mut [MaybeUninit<u8>]) {
         match &self.phase {
             Phase::KeptRange(range) => self.carry.write_after(piece, range.clone(), out),
@@ -81,9 +73,7 @@ impl DecodePiece {
         }
     }
 
-    /// The in-place decode is done: the first `consumed` bytes of the carry
-    /// and the piece decoded to `written`; what follows is carried, unless
-    /// it is too long to.
+    /// `consumed` bytes of carry ++ piece decoded in place to `written`: carry the rest, or join.
     fn in_place_done(&mut self, piece: &[u8], written: usize, consumed: usize) -> Step {
         if written != consumed / 4 * 3 {
             self.work = Work::DecodeSpaced;
@@ -106,7 +96,7 @@ impl DecodePiece {
 }
 
 impl Job for DecodePiece {
-    /// Room for every byte of the carry and `piece` being a character.
+    /// Room for every byte of carry ++ piece being a character.
     fn buffer(&self, piece: &[u8]) -> Option<Buffer> {
         let text = self.carry.bytes().len().saturating_add(piece.len());
         Some(Buffer::Data(maximal_decoded_len(text)))
@@ -156,8 +146,7 @@ impl Job for DecodePiece {
     }
 }
 
-/// The stream's options as a piece (or the body of one joined to the
-/// carry) is decoded: the end-of-input rules off, being for the stream's end.
+/// The options for a piece: the end-of-input rules are the stream's end's.
 fn mid_stream(opts: DecodeOptions) -> DecodeOptions {
     DecodeOptions {
         padding_required: false,
@@ -166,8 +155,7 @@ fn mid_stream(opts: DecodeOptions) -> DecodeOptions {
     }
 }
 
-/// The end of a decoding stream: what is carried, decoded under the
-/// stream's own options, or the error at its stream offset.
+/// A stream's end: the carry decoded under the stream's own options.
 #[derive(Clone, Debug)]
 pub struct DecodeEnd {
     carry: Carry,
@@ -176,7 +164,6 @@ pub struct DecodeEnd {
 }
 
 impl DecodeEnd {
-    /// The end of a stream in this state.
     pub fn new(carry: &Carry) -> DecodeEnd {
         DecodeEnd {
             carry: *carry,
@@ -192,12 +179,11 @@ impl DecodeEnd {
 }
 
 impl Job for DecodeEnd {
-    /// The decode's of what is carried.
     fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
         self.decode.buffer(self.carry.bytes())
     }
 
-    /// Reads what is carried: `input` is not read (the stream has ended).
+    /// Decodes the carry; `input` is not read.
     fn step(&mut self, _input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let carried = self.carry.bytes();
         match self.decode.step(carried, output, max_input) {
