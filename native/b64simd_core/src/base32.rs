@@ -1,23 +1,15 @@
-//! Base32 (RFC 4648 section 6, and the extended hex alphabet of section 7)
-//! with Elixir `Base`'s options: the letter case written or taken, and
-//! padding written, required or optional. The decoder is the
-//! `data-encoding` crate's (no SIMD Base32 crate with run-time dispatch is
-//! published); it decodes without padding and, as `Base` does, without
-//! checking the unused bits of the last character. The encoder is ours, a
-//! portable table loop: it writes two characters per lookup where
-//! data-encoding writes one, which a 4 KiB call needs to be ten times
-//! Elixir's `Base` (`bench/README.md`, "Base32"). Padding, the final group
-//! and every reason and offset are ours, defined here:
+//! Base32 (RFC 4648 sections 6 and 7) with Elixir `Base`'s options, decoded by
+//! `data-encoding` (no SIMD Base32 crate has run-time dispatch), unpadded and,
+//! as `Base`, blind to unused bits; encoded by our table loop, two characters
+//! a lookup (`bench/README.md`, "Base32"). Padding and every error are ours:
 //!
-//! - whole groups of 8 characters before the last group: a byte outside the
-//!   alphabet is `InvalidCharacter` at its offset, a `=` there `BadPadding`
-//!   (padding followed by more text);
-//! - the last group (1 to 8 characters): a byte outside the alphabet and
-//!   `=` is `InvalidCharacter`; padding (`=` up to the end) must follow 2,
-//!   4, 5 or 7 characters and fill the group to 8, else `BadPadding` at the
-//!   first `=`; without padding, 1, 3 or 6 characters are `Incomplete` at
-//!   the group's first byte (no data encodes to them), and fewer than 8
-//!   are `MissingPadding` when padding is required.
+//! - in groups before the last, a byte outside the alphabet is
+//!   `InvalidCharacter`, a `=` `BadPadding` (text after padding);
+//! - in the last group (1 to 8 characters), a byte outside the alphabet and
+//!   `=` is `InvalidCharacter`; padding must follow 2, 4, 5 or 7 characters
+//!   and fill the group to 8, else `BadPadding` at the first `=`; unpadded,
+//!   1, 3 or 6 characters (no data encodes to them) are `Incomplete` at the
+//!   group's first byte, and fewer than 8 `MissingPadding` if required.
 
 use crate::budget::Work;
 use crate::encode::step_len;
@@ -39,9 +31,7 @@ const GROUP_CHARS: usize = 8;
 /// Characters of a final group without padding, by its bytes (0 to 4).
 const PARTIAL_CHARS: [usize; 5] = [0, 2, 4, 5, 7];
 
-/// data-encoding's decoder for an alphabet and a case: no padding, the
-/// unused bits of the last character unchecked (as Elixir's `Base`), and
-/// for a mixed case, lower-case letters translated to upper-case ones.
+/// data-encoding's decoder for an alphabet and case (mixed: lower case translated).
 fn encoding(alphabet: Base32Alphabet, case: LetterCase) -> &'static Encoding {
     static ENCODINGS: [[OnceLock<Encoding>; 3]; 2] = [
         [OnceLock::new(), OnceLock::new(), OnceLock::new()],
@@ -66,8 +56,7 @@ fn encoding(alphabet: Base32Alphabet, case: LetterCase) -> &'static Encoding {
     })
 }
 
-/// The value of `byte` in the alphabet and case, if it is one of its
-/// characters.
+/// The value of `byte` in the alphabet and case, if it has one.
 #[inline]
 pub fn symbol(byte: u8, alphabet: Base32Alphabet, case: LetterCase) -> Option<u8> {
     let upper = match byte {
@@ -96,8 +85,7 @@ pub fn encoded_len(len: usize, padding: bool) -> Option<usize> {
     }
 }
 
-/// Two characters for each 10-bit value (the first in the low byte), per
-/// alphabet and case: a group of 5 bytes is 4 lookups.
+/// Two characters per 10-bit value (the first in the low byte): 4 lookups a group.
 type PairTable = [u16; 1024];
 
 const fn pair_table(symbols: &str, lower: bool) -> PairTable {
@@ -124,7 +112,6 @@ fn pairs(opts: Base32EncodeOptions) -> &'static PairTable {
     &PAIRS[opts.alphabet as usize][usize::from(opts.case == LetterCase::Lower)]
 }
 
-/// The 8 characters of a 5-byte group.
 fn group_chars(pairs: &PairTable, group: &[u8]) -> [u8; GROUP_CHARS] {
     let bits = u64::from_be_bytes([0, 0, 0, group[0], group[1], group[2], group[3], group[4]]);
     let pair = |shift: u32| u64::from(pairs[(bits >> shift) as usize & 1023]);
@@ -140,9 +127,8 @@ fn encode_groups(pairs: &PairTable, input: &[u8], output: &mut [MaybeUninit<u8>]
     }
 }
 
-/// Encodes `input` into `output`, `encoded_len(input.len(), false)` bytes:
-/// whole groups, three at a time (whose lookups the CPU then overlaps), then
-/// what a partial group's bits fill, unpadded.
+/// Encodes `input` unpadded into `output` (`encoded_len(input.len(), false)`
+/// bytes): groups three at a time, so the CPU overlaps their lookups.
 fn encode_unpadded(pairs: &PairTable, input: &[u8], output: &mut [MaybeUninit<u8>]) {
     const BLOCK: usize = 3;
     let whole = input.len() / GROUP_BYTES;
@@ -164,8 +150,7 @@ fn encode_unpadded(pairs: &PairTable, input: &[u8], output: &mut [MaybeUninit<u8
     }
 }
 
-/// Encode: steps of whole 5-byte groups, so no step but the last writes a
-/// partial group, and the padding after it.
+/// Encode in steps of whole groups: only the last writes a partial one and padding.
 #[derive(Clone, Debug)]
 pub struct Base32EncodeJob {
     opts: Base32EncodeOptions,
@@ -212,8 +197,7 @@ impl Job for Base32EncodeJob {
     }
 }
 
-/// Decode, or validation (`validating`): the whole groups before the last
-/// in steps, then the last group by the rules above.
+/// Decode, or validation (`validating`): whole groups in steps, then the last.
 #[derive(Clone, Debug)]
 pub struct Base32DecodeJob {
     opts: Base32DecodeOptions,
@@ -243,9 +227,7 @@ impl Base32DecodeJob {
         }
     }
 
-    /// A decode that gives the verdict only: `Done(0)` for valid input; its
-    /// output buffer is scratch (`VALIDATION_SCRATCH` bytes, fewer in tests,
-    /// but at least 5).
+    /// A decode giving only the verdict, `Done(0)` if valid, into scratch of at least 5 bytes.
     pub fn validating(input: &[u8], opts: Base32DecodeOptions) -> Base32DecodeJob {
         Base32DecodeJob {
             validate: true,
@@ -257,8 +239,7 @@ impl Base32DecodeJob {
         self.validate
     }
 
-    /// Where this step's bytes go, `len` of them.
-    /// Zeroed: data-encoding writes only initialised memory.
+    /// This step's `len` bytes of output, zeroed: data-encoding takes initialised memory only.
     fn target<'o>(&self, output: &'o mut [MaybeUninit<u8>], len: usize) -> &'o mut [u8] {
         if self.validate {
             zeroed(&mut output[..len])
@@ -268,8 +249,7 @@ impl Base32DecodeJob {
         }
     }
 
-    /// Whole groups from `in_pos` up to `end`, as many as the target takes
-    /// at a time.
+    /// Decodes whole groups from `in_pos` to `end`, as many a call as the target holds.
     fn groups(
         &mut self,
         input: &[u8],
@@ -319,7 +299,6 @@ impl Base32DecodeJob {
 }
 
 impl Job for Base32DecodeJob {
-    /// A decode's: exact for valid input; a validation's: `VALIDATION_SCRATCH`.
     fn buffer(&self, _input: &[u8]) -> Option<Buffer> {
         Some(match self.validate {
             true => Buffer::Scratch(VALIDATION_SCRATCH),
@@ -344,8 +323,7 @@ impl Job for Base32DecodeJob {
     }
 }
 
-/// The first error in whole groups that are not the last: a byte outside
-/// the alphabet, `=` among them being padding with text after it.
+/// The first error in groups before the last (`=` there: text after padding).
 fn locate_in_groups(groups: &[u8], opts: Base32DecodeOptions) -> Option<DecodeError> {
     let at = groups
         .iter()
@@ -356,8 +334,7 @@ fn locate_in_groups(groups: &[u8], opts: Base32DecodeOptions) -> Option<DecodeEr
     })
 }
 
-/// The last group's characters before its padding, or its first error
-/// (offsets into the group).
+/// The last group's characters before padding, or its first error (offset in the group).
 fn check_last_group(group: &[u8], opts: Base32DecodeOptions) -> Result<usize, DecodeError> {
     if let Some(at) = group
         .iter()

@@ -1,36 +1,30 @@
 //! What a call is charged (`enif_consume_timeslice`) and which calls are
-//! sliced: work estimated from a table of constant rates, one per kind of
-//! work and class of kernel, as jiffy's `bytes_per_red` and OTP's BIFs
-//! charge. The charge is fairness, not a stopwatch: a factor of two between
-//! CPUs is fine. What keeps a scheduler free is the clock that bounds each
-//! slice (`engine::run_slice`).
+//! sliced, from constant rates per kind of work and class of kernel, as
+//! jiffy's `bytes_per_red` and OTP's BIFs charge: fairness, not a stopwatch (a factor
+//! of two between CPUs is fine); the clock bounding each slice (`engine::run_slice`)
+//! keeps a scheduler free.
 
 use crate::kernel;
 use std::cell::Cell;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// The unit of `enif_consume_timeslice`, a process's full reduction budget
-/// (4000 reductions), as the time OTP's own `base64:decode/1` takes to spend
-/// it. A scheduler looks at the clock, and so fires due timers, only after
-/// every 4000 reductions it has run (`ERTS_CHECK_TIME_REDS` in erts's
-/// `erl_process.c`): work charged any slower makes its neighbours' timers
-/// later than `base64` does.
+/// The unit of `enif_consume_timeslice`, a process's 4000 reductions, as
+/// the time OTP's `base64:decode/1` takes to spend them: a scheduler checks
+/// the clock, and fires timers, only every 4000 reductions
+/// (`ERTS_CHECK_TIME_REDS`), so work charged slower delays timers more than `base64`.
 pub const TIMESLICE: Duration = Duration::from_micros(40);
 
 /// The kinds of work the table has a rate for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Work {
     Encode,
-    /// Encode in lines (`line_length`).
     EncodeLines,
     /// Decode and validation of text without whitespace.
     Decode,
-    /// Decode and validation of text that held whitespace, and
-    /// `mime_decode` of text it reads in one pass.
+    /// Decode and validation of text with whitespace; `mime_decode` in one pass.
     DecodeSpaced,
-    /// `mime_decode` of text with bytes outside the alphabet, filtered a
-    /// byte at a time.
+    /// `mime_decode` of text with bytes outside the alphabet, filtered bytewise.
     MimeFiltered,
     HexEncode,
     HexDecode,
@@ -38,8 +32,7 @@ pub enum Work {
     Base32Decode,
 }
 
-/// The kernels a kind of work runs on, by the SIMD they use: a column of
-/// `PS_PER_BYTE`.
+/// The kernels a kind of work runs on, by their SIMD: a column of `PS_PER_BYTE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     Avx512,
@@ -49,12 +42,11 @@ pub enum Class {
     Scalar,
 }
 
-/// Picoseconds per input byte of each kind of work on each class of
-/// kernel: a call's rate on data in L2, where most calls' data is, for the
-/// slowest form of its work (odd line lengths, stray whitespace), rounded,
-/// as measured on a CPU that runs all four x86 classes (`bench/README.md`, "Charges"). Rows follow `Work`; Base16
-/// runs const-hex's kernels (its own AVX2 or NEON, else portable code) and
-/// Base32 portable code, whatever simdutf's kernel.
+/// Picoseconds per input byte, a row per `Work`, a column per `Class`: a
+/// call's rate on data in L2, where most calls' data is, for the slowest
+/// form of its work (odd line lengths, stray whitespace), rounded, as
+/// measured on a CPU that runs all four x86 classes (`bench/README.md`,
+/// "Charges"). Base16 runs const-hex's kernels, Base32 portable code.
 #[rustfmt::skip]
 const PS_PER_BYTE: [[u16; 4]; 9] = [
     //                 AVX-512  AVX2  128-bit  scalar
@@ -80,8 +72,7 @@ fn base64_class() -> Class {
     })
 }
 
-/// The class of const-hex's kernel: AVX2 on x86-64 where the CPU has it,
-/// NEON on aarch64, else portable code (also with the `hex-generic` feature).
+/// The class of const-hex's kernel (portable code with `hex-generic`).
 fn hex_class() -> Class {
     if cfg!(feature = "hex-generic") {
         return Class::Scalar;
@@ -97,7 +88,6 @@ fn hex_class() -> Class {
     }
 }
 
-/// The class `work` runs on in this process.
 pub fn class_of(work: Work) -> Class {
     match work {
         Work::HexEncode | Work::HexDecode => hex_class(),
@@ -111,29 +101,25 @@ pub fn ps_per_byte(work: Work) -> u64 {
     PS_PER_BYTE[work as usize][class_of(work) as usize] as u64
 }
 
-/// The estimated nanoseconds of `input_len` bytes of `work`.
 #[inline]
 fn work_ns(work: Work, input_len: usize) -> u64 {
     (input_len as u64).saturating_mul(ps_per_byte(work)) / 1000
 }
 
-/// Calls estimated under this much work cost only their one reduction,
-/// like a BIF's small work: charged their share, loops of them ran up to a
-/// fifth slower (`bench/README.md`, "Charges"). Half a percent of a
-/// timeslice: a process that makes nothing but such calls still holds its
-/// scheduler for only 4000 of them, about a millisecond.
+/// Calls estimated under this much work cost only their one reduction, as a
+/// BIF's small work: charging them slowed loops of them (`bench/README.md`,
+/// "Charges"). Half a percent of a timeslice: a process making only such
+/// calls still holds its scheduler for just 4000 of them.
 pub const UNCHARGED_NS: u64 = PERCENT_NS / 2;
 
 /// One percent of a timeslice, the unit of `enif_consume_timeslice`.
 const PERCENT_NS: u64 = TIMESLICE.as_nanos() as u64 / 100;
 
-/// A slice is a loop of steps of about this much estimated work, with a
-/// look at the clock after each, so a slice overruns its timeslice by at
-/// most a step.
+/// A slice's steps are about this much estimated work, the clock read after
+/// each, so a slice overruns its timeslice by at most a step.
 const STEP_NS: u64 = TIMESLICE.as_nanos() as u64 / 8;
 
-/// Whether a job of `work` on `input_len` bytes is sliced: its estimated
-/// work is more than a timeslice (or, in tests, more than the forced slice).
+/// Whether `input_len` bytes of `work` take over a timeslice (or the forced slice).
 #[inline]
 pub fn is_sliced(work: Work, input_len: usize) -> bool {
     match forced_slice_bytes() {
@@ -142,15 +128,12 @@ pub fn is_sliced(work: Work, input_len: usize) -> bool {
     }
 }
 
-/// Input bytes of `work` in a step of a slice: about `STEP_NS` of work, or
-/// the forced slice in tests.
+/// Input bytes of `work` in a slice's step: about `STEP_NS`, or the forced slice.
 pub fn step_bytes(work: Work) -> usize {
     forced_slice_bytes().unwrap_or((STEP_NS * 1000 / ps_per_byte(work)) as usize)
 }
 
-/// The percent of a timeslice to charge now for a call on `input_len` bytes
-/// of `work` that ran to its end: none for work under `UNCHARGED_NS`, else
-/// `charge_percent` of it.
+/// The percent to charge a finished call on `input_len` bytes of `work` (0 under `UNCHARGED_NS`).
 #[inline]
 pub fn call_percent(work: Work, input_len: usize) -> i32 {
     match work_ns(work, input_len) {
@@ -160,16 +143,14 @@ pub fn call_percent(work: Work, input_len: usize) -> i32 {
 }
 
 thread_local! {
-    /// Work done on this scheduler thread and not yet charged: less than 1%.
-    /// A plain integer, so no thread-exit destructor points into this
-    /// library after the NIF module is purged (as `scratch.rs`).
+    /// Work done on this thread not yet charged (under 1%): a plain integer,
+    /// so no thread-exit destructor points into a purged library (as `scratch.rs`).
     static OWED_NS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// The whole percents of a timeslice to charge now for `ns` of work, the
-/// rest carried over on this scheduler thread (onto whichever process runs
-/// next, under 1%), so that a loop of calls much shorter than 1% is charged
-/// in total what it costs, rather than nothing or 1% per call.
+/// The whole percents of a timeslice to charge for `ns` of work, the rest
+/// carried over on this thread to whichever process runs next, so calls far
+/// under 1% are charged in total what they cost, not nothing or 1% each.
 fn charge_percent(ns: u64) -> i32 {
     OWED_NS.with(|owed| {
         let total = owed.get().saturating_add(ns);
@@ -189,15 +170,12 @@ pub fn elapsed_percent(elapsed: Duration) -> i32 {
     (elapsed.as_nanos() * 100 / TIMESLICE.as_nanos()).clamp(1, 100) as i32
 }
 
-/// Test hook (`b64simd_nif:set_slice_bytes/1`, in builds with the `hooks`
-/// feature only): when non-zero, every input above this many bytes is
-/// sliced, a step of this many bytes per slice, so slicing is proven on
-/// small inputs.
+/// Test hook (`b64simd_nif:set_slice_bytes/1`, `hooks` builds only): if non-zero, inputs
+/// over this many bytes are sliced, a step of this many a slice, to prove slicing on small inputs.
 #[cfg(feature = "hooks")]
 static FORCED_SLICE_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// The slice forced by the test hook, if any: always `None` in a build
-/// without the `hooks` feature, so no VM-wide switch exists there.
+/// The test hook's forced slice: always `None` without `hooks`, so no VM-wide switch.
 #[inline]
 pub fn forced_slice_bytes() -> Option<usize> {
     #[cfg(feature = "hooks")]
@@ -217,8 +195,7 @@ pub fn force_slice_bytes(bytes: usize) {
     FORCED_SLICE_BYTES.store(bytes, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Every kind of work, in the order of the table's rows: for the test
-/// hook that shows the table, and the tests.
+/// Every kind of work, in the table's row order (for the charges hook and tests).
 pub const ALL_WORK: [Work; 9] = [
     Work::Encode,
     Work::EncodeLines,

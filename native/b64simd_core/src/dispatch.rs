@@ -1,15 +1,12 @@
 //! Which code encodes, and decodes short text: b64simd's own AVX2 code
-//! (`avx2/`) or simdutf's. Ours where simdutf would run its haswell kernel,
-//! simdutf's everywhere else; and on every CPU with AVX2, our encoder with
-//! streaming stores for calls of `BIG_CALL` bytes and more, whose output no
-//! cache holds (simdutf's icelake encoder is slowest of all there:
-//! `bench/README.md`, "Kernels"), unless simdutf's scalar kernel is forced,
-//! which means no SIMD anywhere.
+//! (`avx2/`) where simdutf would run its haswell kernel, simdutf's
+//! elsewhere; and on any CPU with AVX2, unless simdutf's scalar kernel is
+//! forced (no SIMD anywhere), our encoder with streaming stores for calls of
+//! `BIG_CALL` bytes and more, whose output no cache holds (simdutf's icelake
+//! encoder is slowest there: `bench/README.md`, "Kernels").
 //!
-//! `B64SIMD_OWN_AVX2` chooses instead: `never` for simdutf's alone on every
-//! CPU, `always` for ours on any CPU with AVX2 (`auto`, or empty, for the
-//! default). Like `SIMDUTF_FORCE_IMPLEMENTATION`, it is read once per
-//! process; the NIF refuses to load on a value it cannot follow.
+//! `B64SIMD_OWN_AVX2`, read once, overrides: `never` (simdutf's only), `always` (ours on any
+//! AVX2 CPU) or `auto`/empty; the NIF refuses to load on a value it cannot follow.
 
 use crate::avx2::{self, Stores};
 use crate::options::{EncodeOptions, LineBreak, Lines};
@@ -19,8 +16,7 @@ use std::sync::OnceLock;
 
 pub const FORCE_VARIABLE: &str = "B64SIMD_OWN_AVX2";
 
-/// Calls with this much input or more are big: their output is written
-/// around the caches, where there is an encoder that can.
+/// Calls of this much input or more write around the caches, where an encoder can.
 pub const BIG_CALL: usize = 16 << 20;
 
 /// An encoder of plain calls (`encode_piece`) or of lines (`line_encoder`).
@@ -48,8 +44,7 @@ impl Encoder {
     }
 }
 
-/// Why the choice `B64SIMD_OWN_AVX2` asks for cannot run, as data: the
-/// NIF hands it to Erlang, where `b64simd_messages` says it in words.
+/// Why `B64SIMD_OWN_AVX2`'s choice cannot run, as data for `b64simd_messages` to word.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// `always` on a CPU without AVX2.
@@ -61,7 +56,6 @@ pub enum Refusal {
     },
 }
 
-/// The values `B64SIMD_OWN_AVX2` takes: `auto` (or empty) is the default.
 pub const KNOWN: [&str; 3] = ["auto", "always", "never"];
 
 /// The encoders this process runs, or why the choice asked for cannot run.
@@ -92,9 +86,8 @@ fn choose(forced: Option<&str>, kernel: Option<&str>, avx2: bool) -> Result<Enco
     Ok(Encoders { calls, big_calls })
 }
 
-/// The encoders every encode runs: `chosen()`, decided on first use. A
-/// choice that cannot run (the NIF has refused to load then) falls back to
-/// simdutf's.
+/// The encoders every encode runs, `chosen()` on first use; a choice that
+/// cannot run (the NIF then refused to load) falls back to simdutf's.
 #[inline]
 pub fn active() -> Encoders {
     static ACTIVE: OnceLock<Encoders> = OnceLock::new();
@@ -106,9 +99,8 @@ pub fn active() -> Encoders {
     })
 }
 
-/// Encodes `piece`, all or part of a call's input of `call_len` bytes, into
-/// `output`, which must be exactly `encoded_len(piece.len(), opts.padding)`
-/// bytes long, with the encoder of such a call; returns that length.
+/// Encodes `piece` of a `call_len`-byte call with that call's encoder into
+/// `output`, exactly `encoded_len(piece.len(), opts.padding)` bytes; returns that.
 #[inline]
 pub fn encode_piece(
     piece: &[u8],
@@ -128,12 +120,10 @@ pub fn encode_piece(
     }
 }
 
-/// The encoder that writes these lines in a call of `call_len` input bytes
-/// straight into the output, breaks included, if one takes them: ours
-/// wherever our encoder takes such calls (`encode_piece`), big calls too,
-/// where copying lines out of simdutf's blocks is far slower (ours stores
-/// through the caches there: lines streamed out of a chunk in L1 were no
-/// faster); else simdutf's, which takes LF breaks and lines of 4 or more.
+/// The encoder that writes these lines of a `call_len`-byte call straight into the
+/// output, breaks included, if one takes them: ours where it takes such calls, big ones
+/// too, as copying lines out of simdutf's blocks is far slower (ours stores through the
+/// caches: streaming was no faster); else simdutf's, for LF breaks and lines of 4+.
 pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
     let encoders = active();
     let encoder = if call_len >= BIG_CALL {
@@ -150,10 +140,9 @@ pub fn line_encoder(lines: Lines, call_len: usize) -> Option<Encoder> {
     }
 }
 
-/// Encodes `input` in `lines` with `encoder`, as `line_encoder` chose it
-/// for these lines, a break between two lines and none after the last, at
-/// the start of `output`; returns the bytes written. Panics, rather than
-/// overflow, if `output` is shorter than that.
+/// Encodes `input` in `lines` with `encoder` (as `line_encoder` chose it) at
+/// the start of `output`, a break between two lines, none after the last;
+/// returns the bytes written. Panics, rather than overflow, if `output` is short.
 pub fn encode_lines_with(
     encoder: Encoder,
     input: &[u8],

@@ -1,9 +1,7 @@
-//! How a call runs its job: to its end within the call when its estimated
-//! work fits a timeslice, else a slice at a time, the caller yielding
-//! between two. Either way it runs the same job's steps, and reports the
-//! share of a timeslice to charge the caller (`enif_consume_timeslice`), so
-//! that a process that encodes a lot is scheduled as fairly as one that
-//! runs Erlang code.
+//! How a call runs its job: to its end when its estimated work fits a
+//! timeslice, else a slice at a time, the caller yielding between; either
+//! way with the share of a timeslice to charge, so a process that encodes a
+//! lot is scheduled as fairly as one running Erlang code.
 
 use crate::budget;
 use crate::error::DecodeError;
@@ -17,8 +15,7 @@ pub fn fits_one_call(job: &impl Job, input_len: usize) -> bool {
     !budget::is_sliced(job.work(), input_len)
 }
 
-/// Runs a job that fits one call to its end: its result, and the percent
-/// of a timeslice to charge (`budget::call_percent`).
+/// Runs a job that fits one call to its end: its result and the percent to charge.
 #[inline]
 pub fn run_call<J: Job>(
     job: &mut J,
@@ -30,11 +27,10 @@ pub fn run_call<J: Job>(
     (result, budget::call_percent(job.work(), input.len()))
 }
 
-/// Runs one slice of a job: steps of a fixed amount of estimated work until
-/// a timeslice has passed on the clock, so that a slice lasts the same on
-/// any kernel and codec, and also when page faults on fresh output memory
-/// slow it down. Tests force one step of a given size per slice instead.
-/// Returns the step it ended with and the percent of a timeslice to charge.
+/// Runs one slice: fixed steps of estimated work until a timeslice has passed
+/// on the clock, so a slice lasts the same on any kernel and codec and under
+/// page faults on fresh output (tests force one step a slice). Returns the
+/// last step and the percent of a timeslice to charge.
 pub fn run_slice<J: Job + ?Sized>(
     job: &mut J,
     input: &[u8],

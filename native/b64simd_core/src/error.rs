@@ -1,6 +1,5 @@
-//! Why Base64 was rejected: the reasons of `b64simd:reason()`, each with
-//! the offset of the byte it is at. Defined by the scalar decoder
-//! (`scalar.rs`); every other path gives the same reason at the same offset.
+//! Why Base64 was rejected (`b64simd:reason()`), with the offset of its byte:
+//! defined by `scalar.rs`, and the same on every other path.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeError {
@@ -18,8 +17,7 @@ pub enum DecodeError {
 }
 
 impl DecodeError {
-    /// The same error with its offset moved `by` bytes on: found in the rest
-    /// of an input after its first `by` bytes.
+    /// The error with its offset moved `by` on (found after an input's first `by` bytes).
     pub fn shifted(self, by: usize) -> DecodeError {
         self.map_offset(|at| at + by)
     }

@@ -1,17 +1,10 @@
-//! Base16 (RFC 4648 section 8): OTP's `binary:encode_hex/1,2` and
-//! `decode_hex/1`, Elixir's `Base.encode16/2` and `decode16/2`, as jobs of
-//! the same engine as Base64. The kernels are const-hex's, which picks
-//! AVX2, SSSE3 or its portable code at run time on x86-64 and NEON on
-//! aarch64; its `force-generic` feature (our `hex-generic`) builds the
-//! portable code alone, for the tests.
+//! Base16 (RFC 4648 section 8) as OTP's `binary` and Elixir's `Base` have it, on
+//! const-hex's kernels, chosen at run time (`hex-generic` builds the portable one alone).
 //!
-//! What a decode accepts and every reason and offset are defined here, by
-//! `locate`: read left to right, the first byte outside the alphabet of the
-//! case asked for is `InvalidCharacter` at its offset; else a dangling last
-//! character (odd length) is `Incomplete` at its offset. const-hex takes
-//! both cases, so a one-case decode also checks the case of what it
-//! decoded; and it strips a `0x` prefix when the output has room for it
-//! only, which ours never has (`prefix_is_a_character` holds it to that).
+//! `locate` defines every reason and offset. const-hex takes both cases, so
+//! a one-case decode checks the case after it; and it strips a `0x` prefix
+//! only when the output has room, which ours never has
+//! (`prefix_is_a_character` holds it to that).
 
 use crate::budget::Work;
 use crate::error::DecodeError;
@@ -44,17 +37,14 @@ impl Job for HexEncodeJob {
         input.len().checked_mul(2).map(Buffer::Data)
     }
 
-    /// A step of `max_input` bytes of work writes as much output as one of
-    /// Base64 decode reads: half as many input bytes, as each becomes two
-    /// characters. On memory the system has not touched yet, writing the
-    /// output is most of a step's time, and a step cannot be interrupted.
+    /// Half `max_input` bytes a step, to write what a Base64 decode step
+    /// reads: on fresh memory, writing is most of an uninterruptible step.
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step {
         let take = (input.len() - self.in_pos).min((max_input / 2).max(1));
         let piece = &input[self.in_pos..self.in_pos + take];
         let target = &mut output[2 * self.in_pos..2 * (self.in_pos + take)];
-        // const-hex writes only initialised memory: each chunk's output is
-        // zeroed just before, while it is in L1. The lengths agree, its only
-        // condition.
+        // const-hex writes only initialised memory: each chunk is zeroed just
+        // before, in L1. The lengths agree, its only condition.
         for (bytes, chars) in piece.chunks(CHUNK).zip(target.chunks_mut(2 * CHUNK)) {
             let chars = zeroed(chars);
             let _ = if self.upper {
@@ -72,13 +62,11 @@ impl Job for HexEncodeJob {
     }
 }
 
-/// Decode, or validation (`validating`): whole pairs of characters a step,
-/// then the end's rule (`Incomplete` for a dangling character).
+/// Decode, or validation (`validating`): whole pairs a step, then the odd end.
 #[derive(Clone, Debug)]
 pub struct HexDecodeJob {
     case: LetterCase,
     in_pos: usize,
-    /// Only the verdict: nothing is written.
     validate: bool,
 }
 
@@ -91,8 +79,7 @@ impl HexDecodeJob {
         }
     }
 
-    /// A decode that writes nothing and gives the verdict: `Done(0)` for
-    /// valid input. Its output buffer may be empty.
+    /// A decode that writes nothing (its buffer may be empty): `Done(0)` if valid.
     pub fn validating(opts: HexDecodeOptions) -> HexDecodeJob {
         HexDecodeJob {
             validate: true,
@@ -100,14 +87,12 @@ impl HexDecodeJob {
         }
     }
 
-    /// Whether this is a validation, whose output is nothing.
     pub fn validates(&self) -> bool {
         self.validate
     }
 }
 
 impl Job for HexDecodeJob {
-    /// A decode's: exact for valid input; a validation writes nothing.
     fn buffer(&self, input: &[u8]) -> Option<Buffer> {
         Some(match self.validate {
             true => Buffer::Scratch(0),
@@ -160,10 +145,8 @@ pub fn is_digit(byte: u8, case: LetterCase) -> bool {
     }
 }
 
-/// Whether hex digits (of either case) are all of `case`: one pass the
-/// compiler vectorises, as the letters of the other case are a range of
-/// bytes among the digits (`a-f` the only bytes from 0x61, `A-F` the only
-/// ones from 0x41 to 0x46).
+/// Whether hex digits (of either case) are all of `case`, in one pass the
+/// compiler vectorises: `a-f` are the only digits from 0x61, `A-F` the only in 0x41-0x46.
 fn case_is(digits: &[u8], case: LetterCase) -> bool {
     match case {
         LetterCase::Mixed => true,
@@ -174,9 +157,8 @@ fn case_is(digits: &[u8], case: LetterCase) -> bool {
     }
 }
 
-/// The first error of `text` read as a whole input: a byte outside the
-/// alphabet, else a dangling last character; `None` for valid text. The
-/// definition of every reason and offset.
+/// The first error of `text` as a whole input (`None` if valid): the first
+/// byte outside `case`'s alphabet, else a dangling last character.
 pub fn locate(text: &[u8], case: LetterCase) -> Option<DecodeError> {
     if let Some(at) = text.iter().position(|&b| !is_digit(b, case)) {
         return Some(DecodeError::InvalidCharacter(at));

@@ -1,14 +1,13 @@
-//! Work done in steps: every call (encode, wrapped encode, decode, MIME
-//! decode, validation, a stream's piece) is a job over one input and one
-//! output buffer allocated up front. Between two steps a job holds only
-//! positions, so the NIF can hand the scheduler back between any two, and
-//! a call that fits one slice is the same job run to its end.
+//! Work done in steps: every call is a job over one input and one output
+//! buffer allocated up front, holding only positions between steps, so the
+//! NIF can hand the scheduler back between any two; a call that fits one
+//! slice is the same job run to its end.
 //!
-//! A short call is mostly glue: the NIF's `run` and `Input::of`, the plain
-//! encode's and decode's `buffer` and `step`, `run_to_end`, `Step::after`
-//! and simdutf's `clear_upper_state` are `#[inline(always)]` for it, which
-//! makes 32-byte encodes and decodes 3-8% faster (`bench/README.md`,
-//! "Small calls"); the compiler decides everywhere else.
+//! A short call is mostly glue, so the NIF's `run` and `Input::of`, the plain
+//! encode's and decode's `buffer` and `step`, the decode's `short`,
+//! `run_to_end`, `Step::after` and simdutf's `clear_upper_state` are
+//! `#[inline(always)]` (`bench/README.md`, "Small calls"); the compiler
+//! decides everywhere else.
 
 use crate::budget::Work;
 use crate::error::DecodeError;
@@ -24,8 +23,7 @@ pub enum Step {
 }
 
 impl Step {
-    /// After a step of a job that reads its input in order: `Done` with
-    /// what it wrote once it has read all `input_len` bytes, else `More`.
+    /// After an in-order step: `Done(written)` once all `input_len` bytes are read, else `More`.
     /// Glue of a call, always inlined (the module's doc says why).
     #[inline(always)]
     pub fn after(read: usize, input_len: usize, written: usize) -> Step {
@@ -64,21 +62,17 @@ impl Buffer {
 }
 
 pub trait Job {
-    /// The buffer it writes into for `input` (the input every step gets),
-    /// or `None` if its length overflows.
+    /// The buffer it writes into for `input` (every step's), `None` if its length overflows.
     fn buffer(&self, input: &[u8]) -> Option<Buffer>;
 
-    /// Works on about `max_input` more input bytes. `input` is the whole
-    /// input and `output` the whole output buffer, the same on every step.
+    /// Works on about `max_input` more bytes of `input`; both buffers whole, the same each step.
     fn step(&mut self, input: &[u8], output: &mut [MaybeUninit<u8>], max_input: usize) -> Step;
 
-    /// The kind of work it does, whose rate its charge and slices follow
-    /// (`budget`); a job may find out it does slower work once it has run
-    /// (decode, on meeting whitespace).
+    /// Its kind of work, whose rate its charge and slices follow (`budget`);
+    /// it may turn slower as the job runs (decode, on meeting whitespace).
     fn work(&self) -> Work;
 
-    /// Steps of `max_input` bytes until the job finishes: the bytes written
-    /// or the error.
+    /// Steps of `max_input` bytes to the end: the bytes written or the error.
     /// Glue of a call, always inlined (the module's doc says why).
     #[inline(always)]
     fn run_to_end(

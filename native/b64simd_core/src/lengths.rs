@@ -1,6 +1,5 @@
-//! The length rules of Base64: what `len` bytes encode to, plain or in
-//! lines, and the most a text decodes to. Every encoder and decoder sizes
-//! its output by these.
+//! Base64's lengths, plain or in lines, and the most a text decodes to:
+//! every encoder and decoder sizes its output by these.
 
 use crate::options::Lines;
 
@@ -16,10 +15,9 @@ pub fn encoded_len(len: usize, padding: bool) -> Option<usize> {
     full.checked_add(tail)
 }
 
-/// Length of the encoding of `len` bytes in `lines`, continuing a text
-/// whose last line holds `column` characters (at most a line; 0 for a text
-/// of its own): a break comes before each character that finds the line
-/// full. `None` if it overflows (or the line length is 0).
+/// Length of `len` bytes encoded in `lines` after a last line of `column`
+/// characters (at most a line; 0 for a new text), a break before each
+/// character that finds the line full. `None` on overflow or line length 0.
 pub fn wrapped_len(len: usize, padding: bool, lines: Lines, column: usize) -> Option<usize> {
     let text = encoded_len(len, padding)?;
     if lines.length == 0 || column > lines.length {
@@ -31,17 +29,14 @@ pub fn wrapped_len(len: usize, padding: bool, lines: Lines, column: usize) -> Op
         .checked_add(text)
 }
 
-/// An upper bound on the decoded length of any `len` input bytes: every byte
-/// significant, no padding.
+/// An upper bound on the decoded length of any `len` bytes (all significant).
 pub fn maximal_decoded_len(len: usize) -> usize {
     (len / 4) * 3 + (len % 4).saturating_sub(1)
 }
 
-/// An upper bound on the decoded length of this input: every byte but its
-/// final `=` (at most two) significant. Exact for input without whitespace,
-/// so decode allocates the right size and never shrinks it. simdutf
-/// (whose `maximal_binary_length_from_base64` is this) and the scalar
-/// decoder write at most this much, since `=` never decodes to a byte.
+/// An upper bound on this input's decoded length, all but its final `=` (at most two)
+/// significant: exact without whitespace, so decode never shrinks its output.
+/// simdutf (`maximal_binary_length_from_base64`) and the scalar decoder write no more.
 pub fn decoded_len_bound(input: &[u8]) -> usize {
     let pads = input
         .iter()

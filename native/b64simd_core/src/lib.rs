@@ -1,7 +1,6 @@
-//! b64simd's codec in plain Rust: no NIF types, so `cargo test` and the
-//! differential fuzzer cover all of it without a BEAM. The NIF crate
-//! (`b64simd_nif`) is a thin shim over it. Its layers, each module using
-//! only those below it, and where each rule lives: `docs/ARCHITECTURE.md`.
+//! b64simd's codec in plain Rust, without NIF types, so `cargo test` and the
+//! fuzzer cover it without a BEAM; `b64simd_nif` is a thin shim over it.
+//! Its layers and where each rule lives: `docs/ARCHITECTURE.md`.
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 

@@ -1,7 +1,5 @@
-//! The options of a call: each kind's option names and values (`LAYOUT`),
-//! which the NIF reads option maps by and Erlang's messages list, and the
-//! flags they set, one integer from which each kind's options are made
-//! (`from_flags`) and in which a stream's state keeps them.
+//! A call's options: each kind's names and values (`LAYOUT`, for the NIF and
+//! Erlang's messages) and their flags, one integer `from_flags` reads and streams keep.
 
 /// Which 64-character alphabet: RFC 4648 section 4 (`+/`) or section 5 (`-_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,7 +10,6 @@ pub enum Alphabet {
     Any,
 }
 
-/// The break between two lines of wrapped output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineBreak {
     /// `\r\n`, as RFC 2045 requires for MIME.
@@ -30,8 +27,7 @@ impl LineBreak {
     }
 }
 
-/// Wrapped output: `length` characters a line (at least 1), `line_break`
-/// between two lines, never after the last.
+/// Wrapped output: `length` (at least 1) characters a line, `line_break` between lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lines {
     pub length: usize,
@@ -47,18 +43,15 @@ pub struct EncodeOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeOptions {
     pub alphabet: Alphabet,
-    /// true: `=` padding is required (OTP 26+). false: optional, but when
-    /// present it must be complete and in the right place.
+    /// true: `=` required (OTP 26+); false: optional, but complete if present.
     pub padding_required: bool,
     /// true: `\t \n \r` and space are invalid characters instead of skipped.
     pub reject_whitespace: bool,
-    /// true: the unused low bits of the last character must be zero (RFC
-    /// 4648 section 3.5).
+    /// true: the last character's unused bits must be zero (RFC 4648 3.5).
     pub canonical: bool,
 }
 
-/// The kinds of call, each with the options it takes. A new kind goes
-/// last, and into `Kind::ALL`.
+/// The kinds of call. A new kind goes last, and into `Kind::ALL`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Encode,
@@ -75,8 +68,7 @@ pub enum Kind {
     Base32Decode,
 }
 
-/// The letters Base16 and Base32 write (upper or lower), or take (either
-/// of those, or both mixed).
+/// The letters Base16 and Base32 write (upper or lower) or take (or mixed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LetterCase {
     Upper,
@@ -96,8 +88,7 @@ pub struct HexDecodeOptions {
     pub case: LetterCase,
 }
 
-/// Which 32-character alphabet: RFC 4648 section 6 (`A-Z2-7`) or the
-/// extended hex alphabet of section 7 (`0-9A-V`).
+/// Which 32-character alphabet: RFC 4648 section 6 (`A-Z2-7`) or 7 (`0-9A-V`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Base32Alphabet {
     Standard,
@@ -116,8 +107,7 @@ pub struct Base32EncodeOptions {
 pub struct Base32DecodeOptions {
     pub alphabet: Base32Alphabet,
     pub case: LetterCase,
-    /// true: `=` padding is required (Elixir's `padding: true`). false:
-    /// optional, but when present it must be complete and in the right place.
+    /// true: `=` required (Elixir's `padding: true`); false: optional, but complete if present.
     pub padding_required: bool,
 }
 
@@ -147,7 +137,6 @@ impl Kind {
         Kind::Base32Decode,
     ];
 
-    /// How many kinds there are, for tables indexed by kind.
     pub const COUNT: usize = Kind::ALL.len();
 
     /// The kind's name in Erlang (`b64simd_options:kind()`).
@@ -164,15 +153,11 @@ impl Kind {
     }
 }
 
-/// An option a kind of call takes: its name, and each value's name and
-/// bits; no values for the line length, a positive integer.
+/// A kind's option, and each value's name and bits (none for the line length).
 pub type OptionBits = (Kind, &'static str, &'static [(&'static str, u64)]);
 
-/// Each kind of call, each option it takes, and each value's flag bits, in
-/// the order messages list them. The line length is not a flag: it is the
-/// integer from bit 8 up (`line_length_flags`).
-// A row to a line, each one option of one kind (two lines for Base16's
-// longest).
+/// Every kind's options and their values' flag bits, in the order messages
+/// list them; the line length is the integer from bit 8 up (`line_length_flags`).
 #[rustfmt::skip]
 pub const LAYOUT: [OptionBits; 18] = [
     (Kind::Encode, "mode", &[("standard", 0), ("urlsafe", 1)]),
@@ -185,9 +170,8 @@ pub const LAYOUT: [OptionBits; 18] = [
     (Kind::Decode, "canonical", &[("false", 0), ("true", CANONICAL)]),
     (Kind::Mime, "mode", &[("standard", 0), ("urlsafe", 1), ("any", 2)]),
     (Kind::Mime, "padding", &[("true", PADDING), ("false", 0)]),
-    // One word for the letter case in Base16 and Base32 (not `case`, which
-    // Erlang reserves), and one set of values; Base16 also takes OTP's
-    // `binary:encode_hex/2` words.
+    // `letter_case` (Erlang reserves `case`) and one set of values for Base16 and
+    // Base32; Base16 also takes OTP's `binary:encode_hex/2` words.
     (Kind::HexEncode, "letter_case",
      &[("upper", 0), ("lower", LOWER), ("uppercase", 0), ("lowercase", LOWER)]),
     (Kind::HexDecode, "letter_case",
@@ -203,12 +187,10 @@ pub const LAYOUT: [OptionBits; 18] = [
 /// The options of `hex_encode/1`: uppercase, as OTP's `binary:encode_hex/1`.
 pub const HEX_ENCODE_DEFAULT_FLAGS: u64 = 0;
 
-/// The options of `hex_decode/1` and `hex_is_valid/1`: both cases, as OTP's
-/// `binary:decode_hex/1` takes them.
+/// The options of `hex_decode/1` and `hex_is_valid/1`: both cases, as OTP's.
 pub const HEX_DECODE_DEFAULT_FLAGS: u64 = MIXED;
 
-/// The options of the NIFs of arity 1: the standard alphabet, padding
-/// written and required; the same integer for every kind.
+/// The options of every kind's arity-1 NIFs: standard alphabet, padding written and required.
 pub const DEFAULT_FLAGS: u64 = PADDING;
 
 /// The flags of an empty option map: padding, where the kind takes it.
@@ -216,15 +198,13 @@ pub fn unset_flags(kind: Kind) -> u64 {
     KIND_BITS[kind as usize] & PADDING
 }
 
-/// The flags of a line length (`None` for none positive): from bit 8 up,
-/// lengths longer than any output can be the same as no limit.
+/// The flags of a line length (`None` for 0), capped at a length no output reaches.
 pub fn line_length_flags(length: u64) -> Option<u64> {
     const LONGEST: u64 = 1 << 48;
     (length > 0).then_some(length.min(LONGEST) << LINE_LENGTH_SHIFT)
 }
 
-/// Every bit each kind's options can set (the line length aside), at its
-/// `Kind`'s index.
+/// Every bit each kind's options can set (but the line length), by `Kind`.
 const KIND_BITS: [u64; Kind::COUNT] = {
     let mut bits = [0; Kind::COUNT];
     let mut row = 0;
@@ -250,8 +230,7 @@ fn alphabet(flags: u64, kind: Kind) -> Option<Alphabet> {
     }
 }
 
-/// The case field of `kind`'s flags, if they hold no bit it does not take
-/// (mixed: decode only).
+/// The case field, if `flags` hold no bit `kind` does not take (mixed: decode only).
 fn letter_case(flags: u64, kind: Kind) -> Option<LetterCase> {
     only(flags, kind)?;
     match flags & CASE {
@@ -286,7 +265,6 @@ impl HexEncodeOptions {
 }
 
 impl HexDecodeOptions {
-    /// OTP's `binary:decode_hex/1`: both cases.
     pub const DEFAULT: HexDecodeOptions = HexDecodeOptions {
         case: LetterCase::Mixed,
     };
@@ -335,8 +313,7 @@ impl EncodeOptions {
         padding: true,
     };
 
-    /// The options and, for wrapped output, the lines; `None` for bits
-    /// encode does not take.
+    /// The options and, for wrapped output, the lines; `None` for bits encode does not take.
     pub fn from_flags(flags: u64) -> Option<(EncodeOptions, Option<Lines>)> {
         let length = usize::try_from(flags >> LINE_LENGTH_SHIFT).ok()?;
         let flags = flags & ((1 << LINE_LENGTH_SHIFT) - 1);
@@ -362,8 +339,7 @@ impl DecodeOptions {
         canonical: false,
     };
 
-    /// The options of a decode or a `mime_decode` (`kind`); `None` for
-    /// bits that kind does not take.
+    /// A decode's or `mime_decode`'s options; `None` for bits `kind` does not take.
     pub fn from_flags(flags: u64, kind: Kind) -> Option<DecodeOptions> {
         debug_assert!(matches!(kind, Kind::Decode | Kind::Mime));
         only(flags, kind)?;

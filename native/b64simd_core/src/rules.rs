@@ -1,10 +1,7 @@
 //! OTP's rules where simdutf's differ (WHATWG forgiving-base64 against OTP
-//! 26's `base64`): after simdutf has accepted some input, the bytes it
-//! skipped (`check_skipped_bytes`) and the end of the input
-//! (`check_final_quantum`), checks that cost nothing unless the input holds
-//! whitespace or ends in an unpadded quantum. Also here: what each byte is
-//! in each alphabet (the tables every byte-at-a-time reader uses), and the
-//! whitespace around a text, which every decode skips before it starts.
+//! 26's `base64`), checked once simdutf accepted input, at no cost unless it
+//! holds whitespace or ends unpadded; also each alphabet's byte classes, and
+//! the trimming of the whitespace around a text.
 
 use crate::error::DecodeError;
 use crate::lengths::encoded_len;
@@ -15,8 +12,7 @@ pub const PAD: u8 = 64;
 pub const WHITESPACE: u8 = 65;
 pub const INVALID: u8 = 66;
 
-/// One table per alphabet: the sextet value of each byte, or `PAD`,
-/// `WHITESPACE` or `INVALID`.
+/// Per alphabet: each byte's sextet value, or `PAD`, `WHITESPACE` or `INVALID`.
 pub const fn class_table(alphabet: Alphabet) -> [u8; 256] {
     let mut table = [INVALID; 256];
     let mut i = 0;
@@ -69,8 +65,7 @@ pub fn sextet(byte: u8) -> Option<u8> {
     is_sextet_class(class).then_some(class)
 }
 
-/// How many `=` may end a text whose last quantum has `characters`
-/// characters (counted mod 4): two after two, one after three, else none.
+/// How many `=` may end a text whose last quantum has `characters` (mod 4).
 #[inline]
 pub fn pads_allowed(characters: usize) -> usize {
     match characters % 4 {
@@ -86,13 +81,9 @@ pub fn is_otp_whitespace(byte: u8) -> bool {
     matches!(byte, b'\t' | b'\n' | b'\r' | b' ')
 }
 
-/// The part of `input` a decode reads when `opts` skips whitespace: without
-/// the whitespace it starts and ends with (a file's final newline, the
-/// `base64` tool's output), which would otherwise send simdutf to its
-/// whitespace path and our `\f` check over the whole input. It decodes to
-/// the same bytes and fails the same way at the same offsets, since those
-/// modes skip these bytes wherever they are and every error is at a byte
-/// that remains.
+/// `input` without leading and trailing whitespace (a final newline) if `opts` skips it,
+/// sparing simdutf's whitespace path and our `\f` check over all of it; same result,
+/// as these modes skip such bytes anywhere and no error is at one.
 pub fn trimmed(input: &[u8], opts: DecodeOptions) -> std::ops::Range<usize> {
     let whole = 0..input.len();
     let (Some(&first), Some(&last)) = (input.first(), input.last()) else {
@@ -112,9 +103,8 @@ pub fn trimmed(input: &[u8], opts: DecodeOptions) -> std::ops::Range<usize> {
     start..end
 }
 
-/// `piece` (at `offset` in the whole input) decoded to `written` bytes under
-/// simdutf, which skips WHATWG whitespace: `\t \n \f \r` and space. OTP
-/// rejects `\f`, and `whitespace => reject` rejects them all.
+/// Rejects what simdutf skipped in `piece` (at `offset`, decoded to `written`
+/// bytes) and OTP does not: `\f`, or under `whitespace => reject` all of `\t \n \f \r` and space.
 pub fn check_skipped_bytes(
     piece: &[u8],
     written: usize,
@@ -138,8 +128,7 @@ pub fn check_skipped_bytes(
     }
 }
 
-/// Input exactly as long as the encoding of what it decoded to (with or
-/// without its `=`) holds no whitespace at all, and needs no scan.
+/// Input exactly as long as its output's encoding (with or without `=`) holds no whitespace.
 fn holds_no_whitespace(piece: &[u8], written: usize) -> bool {
     let unpadded_len = encoded_len(written, false).unwrap_or(usize::MAX);
     let padded_len = encoded_len(written, true).unwrap_or(usize::MAX);
@@ -147,9 +136,8 @@ fn holds_no_whitespace(piece: &[u8], written: usize) -> bool {
         || (piece.len() == padded_len && piece[unpadded_len..].iter().all(|&b| b == b'='))
 }
 
-/// The end-of-input rules simdutf's loose mode does not apply, for input
-/// it accepted as decoding to `written` bytes: `=` required when padding
-/// is, and zero unused bits under `canonical => true`.
+/// The end-of-input rules simdutf's loose mode skips, for input it decoded to
+/// `written` bytes: `=` if padding is required, zero unused bits if `canonical`.
 pub fn check_final_quantum(
     input: &[u8],
     written: usize,

@@ -1,36 +1,29 @@
-//! The scalar decoder: the executable definition of what b64simd accepts and
-//! of every error reason and offset.
+//! The scalar decoder, the path of record: the executable definition of what
+//! b64simd accepts and of every error reason and offset. It runs when
+//! simdutf reports an error (to find our reason and offset) and in tests as
+//! the kernels' oracle. It reads once, left to right; the first problem wins:
 //!
-//! simdutf is the fast path; this is the path of record. It runs only when
-//! simdutf reports an error (to find our exact reason and offset, whatever
-//! simdutf's kernel said) and in tests as the oracle the kernels are held to.
-//! It reads the input once, left to right, and the first problem found wins:
-//!
-//! 1. While scanning, byte by byte:
-//!    - an alphabet character after a `=` is `{bad_padding, offset of that
-//!      group's first '='}` (padding in mid-stream, as in `QQ==QQ==`);
-//!    - `=` where no padding can start (after 0 or 1 characters of a
-//!      quantum) or one `=` too many is `{bad_padding, offset of that '='}`;
-//!    - whitespace (`\t \n \r` and space) is skipped, or with
-//!      `whitespace => reject` is `{invalid_character, offset}`;
-//!    - any other byte (`\f` and `\v` included, as in OTP) is
-//!      `{invalid_character, offset}`.
-//! 2. At the end of the input:
-//!    - one dangling character is `{incomplete, offset of that character}`;
-//!    - padding that was started but is short (`QQ=`) is `{bad_padding,
-//!      offset of its first '='}`;
-//!    - an unpadded final quantum is `missing_padding` when padding is
-//!      required;
+//! 1. While scanning:
+//!    - an alphabet character after `=` is `bad_padding` at that group's
+//!      first `=` (as in `QQ==QQ==`);
+//!    - `=` after 0 or 1 characters of a quantum, or one `=` too many, is
+//!      `bad_padding` at that `=`;
+//!    - whitespace (`\t \n \r`, space) is skipped, or with `whitespace =>
+//!      reject` is `invalid_character` at it, as is any other byte (`\f` and
+//!      `\v` too, as in OTP).
+//! 2. At the end:
+//!    - one dangling character is `incomplete` at it;
+//!    - short padding (`QQ=`) is `bad_padding` at its first `=`;
+//!    - an unpadded final quantum is `missing_padding` if padding is required;
 //!    - with `canonical => true`, non-zero unused bits in the last character
-//!      are `{non_canonical, offset of that character}` (RFC 4648 section 3.5).
+//!      are `non_canonical` at it (RFC 4648 section 3.5).
 
 use crate::error::DecodeError;
 use crate::options::DecodeOptions;
 use crate::rules::{class_table_for, pads_allowed, INVALID, PAD, WHITESPACE};
 use std::mem::MaybeUninit;
 
-/// The scalar decoder's state between two pieces of input, so that a long
-/// input can be read in time-budgeted slices (the decode job's error path).
+/// The state between two pieces, so long input is read in slices (decode's error path).
 #[derive(Clone, Debug)]
 pub struct Decoder {
     opts: DecodeOptions,
@@ -43,8 +36,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    /// A decoder whose output starts at `written` bytes into the output
-    /// buffer, at a quantum boundary.
+    /// A decoder writing from `written` bytes into the output, at a quantum boundary.
     pub fn new(opts: DecodeOptions, written: usize) -> Decoder {
         Decoder {
             opts,
@@ -57,8 +49,7 @@ impl Decoder {
         }
     }
 
-    /// Reads `piece`, which starts at byte `offset` of the whole input,
-    /// writing whole quanta into `output` (the whole output buffer).
+    /// Reads `piece`, at `offset` in the input, writing whole quanta into `output` (all of it).
     pub fn feed(
         &mut self,
         piece: &[u8],
@@ -99,15 +90,13 @@ impl Decoder {
         Ok(())
     }
 
-    /// Forgets what was written so far, so that the next piece is written
-    /// from the start of the output again: `is_valid` reuses one small
-    /// scratch buffer instead of an output as big as the decoded data.
+    /// Writes the next piece from the output's start again: `is_valid` reuses
+    /// a small scratch buffer, not an output as big as the decoded data.
     pub fn discard_output(&mut self) {
         self.written = 0;
     }
 
-    /// Applies the end-of-input rules and writes the final partial quantum;
-    /// returns the total bytes written to the output buffer.
+    /// Applies the end rules, writes the last partial quantum; returns the total written.
     pub fn finish(self, output: &mut [MaybeUninit<u8>]) -> Result<usize, DecodeError> {
         let remainder = self.significant % 4;
         match self.first_pad {

@@ -1,8 +1,7 @@
-//! Per-thread scratch memory for the codec's block loops (`is_valid`'s
-//! decode target, the wrapped encoder's text block, `mime_decode`'s filtered
-//! characters, the line path's gathered characters): zeroed once per
-//! scheduler thread instead of on every call, where zeroing 12-16 KiB cost
-//! more than a small call's whole work.
+//! Per-thread scratch for the codec's block loops (`is_valid`'s decode
+//! target, the wrapped encoder's block, `mime_decode`'s and the line path's
+//! gathered characters), zeroed once per thread, not on every call, where
+//! zeroing cost more than a small call's whole work.
 
 use std::cell::RefCell;
 use std::thread::LocalKey;
@@ -11,17 +10,14 @@ use std::thread::LocalKey;
 pub const SCRATCH_BYTES: usize = 16 * 1024 + 4;
 
 thread_local! {
-    /// Plain bytes, so no thread-exit destructor points into this library
-    /// after the NIF module is purged.
+    /// Plain bytes, so no thread-exit destructor points into a purged library.
     static SCRATCH: RefCell<[u8; SCRATCH_BYTES]> = const { RefCell::new([0; SCRATCH_BYTES]) };
-    /// The line path's own buffer: `is_valid` decodes what it gathers into
-    /// the first one.
+    /// The line path's own: `is_valid` decodes what it gathers into the first.
     static LINE_SCRATCH: RefCell<[u8; SCRATCH_BYTES]> = const { RefCell::new([0; SCRATCH_BYTES]) };
 }
 
-/// Runs `work` with this thread's scratch buffer (`SCRATCH_BYTES` long; its
-/// contents are whatever the last user left). Uses never nest; if one did,
-/// it would get a fresh buffer rather than a borrow error.
+/// Runs `work` with this thread's scratch (`SCRATCH_BYTES`, as the last user
+/// left it). Uses never nest; one that did would get a fresh buffer.
 pub fn with_scratch<R>(work: impl FnOnce(&mut [u8]) -> R) -> R {
     with_buffer(&SCRATCH, work)
 }
