@@ -25,5 +25,5 @@ pub mod scalar;
 pub mod scratch;
 pub mod simdutf;
 pub mod stream;
-#[cfg(test)]
-mod test_support;
+#[cfg(any(test, feature = "testing"))]
+pub mod test_support;

@@ -26,7 +26,8 @@ mod codecs;
 mod inputs;
 mod reference;
 
-use b64simd_core::avx2::{self, Rounds};
+use b64simd_core::avx2;
+use b64simd_core::test_support::{calls_with_rounds, Rounds};
 use b64simd_core::kernel;
 use b64simd_core::options::DecodeOptions;
 use inputs::Rng;
@@ -266,11 +267,11 @@ impl Fuzzer<'_> {
         for opts in check::all_encode_options() {
             let slice = slice_size(rng, len);
             self.stats.encode_cases += 1;
-            let rounds_before = avx2::calls_with_rounds(Rounds::Encode);
+            let rounds_before = calls_with_rounds(Rounds::Encode);
             if let Err(why) = check::encode_case(&self.reference, &plain, opts, slice) {
                 self.mismatch("encode", &plain, &format!("{opts:?}: {why}"));
             }
-            let reached = avx2::calls_with_rounds(Rounds::Encode) > rounds_before;
+            let reached = calls_with_rounds(Rounds::Encode) > rounds_before;
             self.stats.avx2_encode_cases += u64::from(reached);
         }
         let encode_opts = rng.pick(&check::all_encode_options());
@@ -291,11 +292,11 @@ impl Fuzzer<'_> {
             for opts in options {
                 let slice = slice_size(rng, text.len());
                 self.stats.decode_cases += 1;
-                let rounds_before = avx2::calls_with_rounds(Rounds::Decode);
+                let rounds_before = calls_with_rounds(Rounds::Decode);
                 if let Err(why) = check::decode_case(&self.reference, &text, opts, slice) {
                     self.mismatch("decode", &text, &format!("{opts:?}: {why}"));
                 }
-                let reached = avx2::calls_with_rounds(Rounds::Decode) > rounds_before;
+                let reached = calls_with_rounds(Rounds::Decode) > rounds_before;
                 self.stats.avx2_decode_cases += u64::from(reached);
             }
         }

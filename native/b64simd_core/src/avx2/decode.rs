@@ -39,7 +39,7 @@ pub fn decode_units(
     // SAFETY: AVX2 and the output's room, all `rounds` needs, checked above.
     let valid = unsafe { rounds(&input[..units], alphabet, output) };
     #[cfg(any(test, feature = "testing"))]
-    crate::avx2::count_rounds(crate::avx2::Rounds::Decode, units);
+    crate::test_support::count_rounds(crate::test_support::Rounds::Decode, units);
     valid.then_some(units / 4 * 3)
 }
 
@@ -266,10 +266,10 @@ unsafe fn standard_signs(chars: __m256i) -> __m256i {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::avx2::Rounds;
     use crate::options::{DecodeOptions, EncodeOptions};
     use crate::output::as_output;
     use crate::rules::{class_table_for, is_sextet_class};
+    use crate::test_support::Rounds;
     use crate::test_support::{on_avx2, reference_encode, scalar_decode_to_vec, Rng};
 
     const ALPHABETS: [Alphabet; 3] = [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any];

@@ -11,11 +11,11 @@
 //! rounds, and plain code encodes the rest.
 
 use super::available;
-#[cfg(any(test, feature = "testing"))]
-use super::{count_rounds, Rounds};
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{Alphabet, EncodeOptions, LineBreak, Lines};
 use crate::output::put;
+#[cfg(any(test, feature = "testing"))]
+use crate::test_support::{count_rounds, Rounds};
 use std::mem::MaybeUninit;
 #[cfg(target_arch = "x86_64")]
 use std::{arch::x86_64::*, hint::black_box};
