@@ -4,9 +4,10 @@
 //! a lookup (`bench/README.md`, "Base32"). Padding and every error are ours:
 //!
 //! - in groups before the last, a byte outside the alphabet is
-//!   `InvalidCharacter`, a `=` `BadPadding` (text after padding);
+//!   `InvalidCharacter` at its offset, a `=` `BadPadding` at its own (text
+//!   after padding);
 //! - in the last group (1 to 8 characters), a byte outside the alphabet and
-//!   `=` is `InvalidCharacter`; padding must follow 2, 4, 5 or 7 characters
+//!   `=` is `InvalidCharacter` at its offset; padding must follow 2, 4, 5 or 7 characters
 //!   and fill the group to 8, else `BadPadding` at the first `=`; unpadded,
 //!   1, 3 or 6 characters (no data encodes to them) are `Incomplete` at the
 //!   group's first byte, and fewer than 8 `MissingPadding` if required.

@@ -20,10 +20,12 @@ pub mod kernel;
 pub mod lengths;
 pub mod options;
 pub mod output;
+#[cfg(any(test, feature = "testing"))]
+pub mod reached;
 pub mod rules;
 pub mod scalar;
 pub mod scratch;
 pub mod simdutf;
 pub mod stream;
-#[cfg(any(test, feature = "testing"))]
-pub mod test_support;
+#[cfg(test)]
+mod test_support;

@@ -9,8 +9,9 @@
 //!    - `=` after 0 or 1 characters of a quantum, or one `=` too many, is
 //!      `bad_padding` at that `=`;
 //!    - whitespace (`\t \n \r`, space) is skipped, or with `whitespace =>
-//!      reject` is `invalid_character` at it, as is any other byte (`\f` and
-//!      `\v` too, as in OTP).
+//!      reject` is `invalid_character` at it;
+//!    - any other byte (`\f` and `\v` too, as in OTP) is `invalid_character`
+//!      at it.
 //! 2. At the end:
 //!    - one dangling character is `incomplete` at it;
 //!    - short padding (`QQ=`) is `bad_padding` at its first `=`;

@@ -1,9 +1,7 @@
-//! Shared by the unit tests (and, with the `testing` feature, the fuzzer):
-//! the counters that show a test reached our AVX2 rounds, a deterministic
-//! generator, so every failure reproduces from the seed the test prints
-//! (xorshift64*), the reference encodings, the decodes the other paths are
-//! held to, and the skips of tests that need what a CPU or a run may lack
-//! (`skipped`).
+//! Shared by the unit tests: a deterministic generator, so every failure
+//! reproduces from the seed the test prints (xorshift64*), the reference
+//! encodings, the decodes the other paths are held to, and the skips of
+//! tests that need what a CPU or a run may lack (`skipped`).
 
 use crate::decode::DecodeJob;
 use crate::error::DecodeError;
@@ -11,34 +9,8 @@ use crate::job::Job;
 use crate::lengths::maximal_decoded_len;
 use crate::options::{Alphabet, DecodeOptions, EncodeOptions, Lines};
 use crate::output::as_output;
+use crate::reached::{calls_with_rounds, Rounds};
 use crate::scalar;
-
-/// Which of our AVX2 kernels' rounds a call reached (`crate::avx2`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rounds {
-    Encode,
-    Decode,
-}
-
-thread_local! {
-    static CALLS_WITH_ROUNDS: [std::cell::Cell<usize>; 2] =
-        const { [std::cell::Cell::new(0), std::cell::Cell::new(0)] };
-}
-
-/// How many calls on this thread ran input through these `rounds`: the tests
-/// and the fuzzer check it grows on AVX2, so that a path that silently
-/// stopped reaching the rounds fails them.
-pub fn calls_with_rounds(rounds: Rounds) -> usize {
-    CALLS_WITH_ROUNDS.with(|calls| calls[rounds as usize].get())
-}
-
-/// Counts a call whose `rounds` read `read` bytes, for `calls_with_rounds`.
-pub fn count_rounds(rounds: Rounds, read: usize) {
-    CALLS_WITH_ROUNDS.with(|calls| {
-        let calls = &calls[rounds as usize];
-        calls.set(calls.get() + usize::from(read > 0));
-    });
-}
 
 /// RFC 4648 section 10's test vectors: data and its standard encoding.
 pub const RFC4648_VECTORS: [(&[u8], &[u8]); 7] = [
@@ -129,8 +101,6 @@ pub const EDIT_BYTES: &[u8] = b"=\t\n\r \x0c\x0b-_+/\x00\xff.QA";
 pub struct Rng(pub u64);
 
 impl Rng {
-    // Never exhausted, so not an `Iterator`.
-    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;

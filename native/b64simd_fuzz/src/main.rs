@@ -27,7 +27,7 @@ mod inputs;
 mod reference;
 
 use b64simd_core::avx2;
-use b64simd_core::test_support::{calls_with_rounds, Rounds};
+use b64simd_core::reached::{calls_with_rounds, Rounds};
 use b64simd_core::kernel;
 use b64simd_core::options::DecodeOptions;
 use inputs::Rng;

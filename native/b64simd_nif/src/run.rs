@@ -165,7 +165,7 @@ struct Running {
     input: SavedTerm,
 }
 
-/// The resource behind `{continue, Job}`: `None` once the job ended, and while it slices.
+/// The resource behind `{continue, Job}`: `None` once the job ended, and while a slice of it runs.
 struct SlicedJob(Mutex<Option<Running>>);
 
 #[rustler::resource_impl]

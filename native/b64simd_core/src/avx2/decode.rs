@@ -36,10 +36,11 @@ pub fn decode_units(
         crate::avx2::available(),
         "the AVX2 decoder on a CPU without AVX2"
     );
-    // SAFETY: AVX2 and the output's room, all `rounds` needs, checked above.
+    // SAFETY: AVX2 and the output's room, checked above, and whole units of
+    // 16: all `rounds` needs.
     let valid = unsafe { rounds(&input[..units], alphabet, output) };
     #[cfg(any(test, feature = "testing"))]
-    crate::test_support::count_rounds(crate::test_support::Rounds::Decode, units);
+    crate::reached::count_rounds(crate::reached::Rounds::Decode, units);
     valid.then_some(units / 4 * 3)
 }
 
@@ -57,8 +58,8 @@ unsafe fn rounds(_input: &[u8], _alphabet: Alphabet, _output: &mut [MaybeUninit<
 /// own, or 8 and 4.
 ///
 /// # Safety
-/// The CPU must have AVX2, and `output` hold at least 3 bytes for every 4
-/// characters of `input`.
+/// The CPU must have AVX2, `input` be a multiple of 16 characters, and
+/// `output` hold at least 3 bytes for every 4 of them.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>]) -> bool {
@@ -98,9 +99,10 @@ unsafe fn rounds(input: &[u8], alphabet: Alphabet, output: &mut [MaybeUninit<u8>
     if read == input.len() {
         return true;
     }
-    // SAFETY: the CPU has AVX2, and the half round reads the input's last 16
-    // bytes and writes output[written..][..12] (this function's contract),
-    // and the 4 bytes after only where the output has them.
+    // SAFETY: the CPU has AVX2 (this function's contract). With the input a
+    // multiple of 16 (the contract), the half round reads its last 16 bytes,
+    // input[read..read + 16]; it writes output[written..][..12], within the
+    // output by the contract, and the 4 bytes after only where it has them.
     unsafe {
         let (bytes, valid) = lookups.half_round(_mm_loadu_si128(src.add(read).cast()));
         if written + 16 <= room {
@@ -121,7 +123,8 @@ struct Lookups {
     /// every byte outside the standard alphabet.
     low_masks: __m256i,
     high_masks: __m256i,
-    /// By high nibble (less one for `/`): what makes a character its value.
+    /// By high nibble (less one for `/`): what to add to a character to make
+    /// its 6-bit value.
     offsets: __m256i,
     /// Each 4 values' 3 bytes, then each lane's 12 bytes, together.
     pack_lanes: __m256i,
@@ -268,8 +271,8 @@ mod tests {
     use super::*;
     use crate::options::{DecodeOptions, EncodeOptions};
     use crate::output::as_output;
+    use crate::reached::Rounds;
     use crate::rules::{class_table_for, is_sextet_class};
-    use crate::test_support::Rounds;
     use crate::test_support::{on_avx2, reference_encode, scalar_decode_to_vec, Rng};
 
     const ALPHABETS: [Alphabet; 3] = [Alphabet::Standard, Alphabet::UrlSafe, Alphabet::Any];

@@ -4,18 +4,18 @@
 //!
 //! The method is Wojciech Muła's, as aklomp/base64's AVX2 codec runs it: a
 //! round loads 32 bytes from 4 before its 24, so that each 128-bit lane holds
-//! the 12 it encodes; a shuffle gives each 32-bit lane a 3-byte group, two
-//! 16-bit multiplies move its four 6-bit values into four bytes, and a
-//! 16-entry lookup makes them characters. The last whole groups are a round
-//! over the input's last 32 bytes, inputs of 16 to 31 bytes take 128-bit
-//! rounds, and plain code encodes the rest.
+//! the 12 it encodes (lanes cannot exchange bytes cheaply); a shuffle gives
+//! each 32-bit lane a 3-byte group, two 16-bit multiplies move its four 6-bit
+//! values into four bytes, and a 16-entry lookup makes them characters. The
+//! last whole groups are a round over the input's last 32 bytes, inputs of 16
+//! to 31 bytes take 128-bit rounds, and plain code encodes the rest.
 
 use super::available;
 use crate::lengths::{encoded_len, wrapped_len};
 use crate::options::{Alphabet, EncodeOptions, LineBreak, Lines};
 use crate::output::put;
 #[cfg(any(test, feature = "testing"))]
-use crate::test_support::{count_rounds, Rounds};
+use crate::reached::{count_rounds, Rounds};
 use std::mem::MaybeUninit;
 #[cfg(target_arch = "x86_64")]
 use std::{arch::x86_64::*, hint::black_box};
@@ -87,8 +87,9 @@ unsafe fn encode_streaming(
         return encode_tail(input, opts, output);
     }
     let head_written = encode_tail(&input[..head], opts, &mut output[..head / 3 * 4]);
-    // SAFETY: the CPU has AVX2 (this function's contract), and `head` groups
-    // of 4 characters bring the output to 32-byte alignment.
+    // SAFETY: the CPU has AVX2 (this function's contract), and the `head / 3`
+    // groups' 4 characters each move the output `32 - misalignment` bytes on,
+    // to 32-byte alignment.
     head_written
         + unsafe { encode_checked::<true>(&input[head..], opts, &mut output[head_written..]) }
 }
@@ -488,8 +489,10 @@ unsafe fn rounds<const STREAMING: bool>(
         let multipliers = black_box(multipliers);
         for r in r..r + 4 {
             // SAFETY: the CPU has AVX2 (this function's contract). Round r <
-            // rounds reads and writes in bounds (the count and the assert
-            // above), 32-byte aligned when `STREAMING`, as the output's start.
+            // rounds reads input[24r - 4 .. 24r + 28] and writes
+            // output[32r .. 32r + 32], in bounds by the count and the assert
+            // above; 32r keeps the output's start's 32-byte alignment when
+            // `STREAMING`.
             unsafe {
                 let bytes = _mm256_loadu_si256(src.add(24 * r - 4).cast());
                 store::<STREAMING>(dst.add(32 * r), constants.round(bytes, multipliers));
@@ -611,7 +614,8 @@ unsafe fn store<const STREAMING: bool>(at: *mut u8, characters: __m256i) {
 /// iteration through `black_box`: seeing their values, the compiler turns
 /// them into shifts and blends, or widened multiplies prepared outside the
 /// loop, both far slower. Its and `Constants`' functions enable no target
-/// feature, so their intrinsics stay unsafe calls, each with its proof.
+/// feature, so that their intrinsics are unsafe calls on every Rust this
+/// crate takes, each with its proof.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Multipliers {

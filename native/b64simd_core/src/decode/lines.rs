@@ -1,8 +1,10 @@
 //! Line-wrapped input (MIME, PEM) decoded without simdutf's whitespace path,
 //! slow with a break in nearly every block (`bench/README.md`, "Kernels"): lines
 //! of one length and break are gathered a block at a time into L1 scratch and
-//! decoded as unbroken text. Only breaks where the shape puts them are dropped, and
-//! a block is kept only if the rest is whole quanta, so the result is the general path's.
+//! decoded as unbroken text. Only breaks where the shape puts them are dropped
+//! (whitespace, which every decode mode that comes here skips: never with
+//! `whitespace => reject`), and a block is kept only if the rest is whole
+//! quanta, so the result is the general path's.
 
 use crate::options::{Alphabet, LineBreak};
 use crate::scratch::with_line_scratch;
@@ -53,8 +55,9 @@ pub fn shape_of(input: &[u8]) -> Option<LineShape> {
 }
 
 /// Decodes whole blocks of `shape` lines at the start of `input`, about
-/// `max_input` bytes, into `output` (room for all, or `BLOCK_OUTPUT`); stops at
-/// the last line, another shape, or a block that does not fit or decode whole.
+/// `max_input` bytes, into `output` (3 bytes per 4 characters, or at least
+/// `BLOCK_OUTPUT`); stops at the last line, another shape, or the first block
+/// that does not fit or decode whole (`consumed` 0 if that is the first).
 pub fn decode_lines(
     input: &[u8],
     shape: LineShape,

@@ -158,7 +158,8 @@ impl DecodeJob {
         Step::Done(if self.discard { 0 } else { written })
     }
 
-    /// The short path, if the rest fits the step and room and has no line shape.
+    /// The short path, if the rest fits the step and room, has no line shape,
+    /// and its ending takes a last quantum (not `whole_quanta`'s).
     #[inline(always)]
     fn short(
         &mut self,

@@ -59,8 +59,12 @@ fn decode_whole(
 /// Up to this many characters table lookups beat any call into simdutf.
 const SHORT_MAX: usize = 44;
 
-/// Where our AVX2 rounds beat simdutf on a body (all but a partial or padded last
-/// quantum) with this process's kernels; none if refused or simdutf always wins.
+/// Where our AVX2 rounds beat simdutf on a body (all but a partial or padded
+/// last quantum), decided once, keyed off the encoders `B64SIMD_OWN_AVX2` lets
+/// run: icelake's rule where simdutf runs icelake and our code is not refused
+/// (it then takes big encodes), haswell's where our encoder takes the calls;
+/// none under `never`, or where simdutf's decoder always wins (westmere, the
+/// scalar kernel, arm64).
 fn avx2_rule() -> Option<Beats> {
     static RULE: OnceLock<Option<Beats>> = OnceLock::new();
     *RULE.get_or_init(|| {
