@@ -27,9 +27,9 @@ mod inputs;
 mod reference;
 
 use b64simd_core::avx2;
-use b64simd_core::reached::{calls_with_rounds, Rounds};
 use b64simd_core::kernel;
 use b64simd_core::options::DecodeOptions;
+use b64simd_core::reached::{calls_with_rounds, Rounds};
 use inputs::Rng;
 use reference::Reference;
 use std::io::{BufRead, BufReader};
