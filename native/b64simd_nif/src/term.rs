@@ -65,7 +65,7 @@ impl ErtsBinary {
         // SAFETY: `raw` is an allocated binary nothing else refers to, handed to `env` (the
         // running call's) by enif_make_binary and never released here (`ManuallyDrop`).
         unsafe {
-            // Shrinking cannot fail in practice; if it does, take a sub-binary.
+            // Shrinking cannot fail in practice; if it does, the first `len` bytes as a sub-binary.
             let term = if len < raw.size && enif_realloc_binary(raw, len) == 0 {
                 let whole = enif_make_binary(env.as_c_arg(), raw);
                 enif_make_sub_binary(env.as_c_arg(), whole, 0, len)
